@@ -1,0 +1,237 @@
+"""Turn a file (PDF, Markdown, text, HTML, Word) into Markdown, or fail with one clear line."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from archivist.documents.pdf import load_pdf
+from archivist.types import LoadedDocument, LoadError, UnsupportedFile
+
+SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
+    {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx"}
+)
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_ZIP_MAGIC = b"PK\x03\x04"
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_BLANK_RUNS = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
+_ATX_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_DROPPED_HTML_TAGS = ["script", "style", "noscript", "template"]
+
+
+def load_file(path: Path) -> LoadedDocument:
+    """Convert the file at ``path`` to Markdown (with a page map for PDFs).
+
+    Raises ``UnsupportedFile`` for a suffix not in ``SUPPORTED_SUFFIXES`` and ``LoadError``,
+    whose message names the file and the reason in one line, for anything that cannot be read.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        kind = f"'{path.suffix}'" if path.suffix else "(no file extension)"
+        raise UnsupportedFile(f"{path}: unsupported file type {kind}")
+    data = _read_bytes(path)
+    if not data.strip():
+        raise LoadError(f"{path}: empty file")
+    if suffix == ".pdf":
+        if b"%PDF-" not in data[:1024]:
+            raise LoadError(f"{path}: not a PDF (it looks like {_looks_like(data)})")
+        return load_pdf(path, data)
+    if suffix == ".docx":
+        return _load_docx(path, data)
+    text = _decode_utf8(path, data)
+    if "\x00" in text:
+        raise LoadError(f"{path}: not text (it contains NUL bytes)")
+    if not text.strip():
+        raise LoadError(f"{path}: empty file")
+    if suffix in (".html", ".htm"):
+        return _load_html(path, text)
+    title = path.stem
+    if suffix != ".txt" and (match := _ATX_TITLE.search(text)):
+        title = match.group(1).strip()
+    return LoadedDocument(path=str(path), markdown=text, title=title)
+
+
+def iter_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Yield every file named by ``paths``, walking directories recursively in sorted order.
+
+    Hidden files and directories (names starting with '.') inside a walked directory are
+    skipped; unsupported files are yielded too, so the caller can report them as skipped.
+    Each file is yielded once. Raises ``LoadError`` for a path that does not exist.
+    """
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise LoadError(f"{path}: no such file or directory")
+        if path.is_dir():
+            yield from _walk(path, seen, set())
+        elif path.resolve() not in seen:
+            seen.add(path.resolve())
+            yield path
+
+
+def _walk(directory: Path, seen: set[Path], visited: set[Path]) -> Iterator[Path]:
+    real = directory.resolve()
+    if real in visited:  # a symlink loop
+        return
+    visited.add(real)
+    try:
+        entries = sorted(directory.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        raise LoadError(f"{directory}: cannot read directory ({_os_reason(exc)})") from None
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            yield from _walk(entry, seen, visited)
+        elif entry.is_file() and entry.resolve() not in seen:
+            seen.add(entry.resolve())
+            yield entry
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise LoadError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise LoadError(f"{path}: cannot read file ({_os_reason(exc)})") from None
+
+
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def _decode_utf8(path: Path, data: bytes) -> str:
+    skip = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
+    try:
+        return data[skip:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = skip + exc.start
+        raise LoadError(
+            f"{path}: not UTF-8 text (invalid byte 0x{data[offset]:02x} at offset {offset})"
+        ) from None
+
+
+def _looks_like(data: bytes) -> str:
+    """Describe in a few words what ``data`` seems to be, for mislabeled-file messages."""
+    head = data[:1024]
+    if b"%PDF-" in head:
+        return "a PDF"
+    if head.startswith(_ZIP_MAGIC):
+        return "a ZIP archive"
+    if head.startswith(_OLE_MAGIC):
+        return "an old-style Office file such as .doc"
+    controls = sum(1 for b in head if b < 32 and b not in b"\t\n\r\f")
+    if controls > len(head) // 20:
+        return "binary data"
+    if re.search(rb"<(!doctype html|html|body)\b", head, re.IGNORECASE):
+        return "HTML"
+    return "text"
+
+
+def _load_html(path: Path, text: str) -> LoadedDocument:
+    from bs4 import BeautifulSoup
+    from markdownify import ATX, MarkdownConverter
+
+    try:
+        soup = BeautifulSoup(text, "html.parser")
+        for tag in soup.find_all(_DROPPED_HTML_TAGS):
+            tag.decompose()
+        title = " ".join(soup.title.get_text(" ").split()) if soup.title else ""
+        if soup.head is not None:
+            soup.head.decompose()
+        markdown = MarkdownConverter(heading_style=ATX, bullets="-").convert_soup(soup)
+    except Exception as exc:  # markdownify/bs4 raise assorted errors on odd markup
+        raise LoadError(f"{path}: could not convert HTML ({type(exc).__name__})") from None
+    markdown = _BLANK_RUNS.sub("\n\n", markdown).strip()
+    if not markdown:
+        raise LoadError(f"{path}: no text in the HTML")
+    return LoadedDocument(path=str(path), markdown=markdown, title=title or path.stem)
+
+
+def _load_docx(path: Path, data: bytes) -> LoadedDocument:
+    import io
+
+    import docx
+    from docx.table import Table
+
+    if not data.startswith(_ZIP_MAGIC):
+        raise LoadError(f"{path}: not a Word .docx file (it looks like {_looks_like(data)})")
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        reason = (
+            "corrupt ZIP archive"
+            if isinstance(exc, zipfile.BadZipFile)
+            else "a ZIP archive without a Word document"
+        )
+        raise LoadError(f"{path}: not a Word .docx file ({reason})") from None
+    except Exception as exc:
+        raise LoadError(f"{path}: corrupt or unreadable .docx ({type(exc).__name__})") from None
+
+    blocks: list[tuple[str, str]] = []  # (kind, markdown); kind is "list" or "block"
+    try:
+        for item in document.iter_inner_content():
+            if isinstance(item, Table):
+                table = _docx_table(item)
+                if table:
+                    blocks.append(("block", table))
+            else:
+                block = _docx_paragraph(item)
+                if block:
+                    blocks.append(block)
+        title = (document.core_properties.title or "").strip()
+    except Exception as exc:
+        raise LoadError(f"{path}: corrupt or unreadable .docx ({type(exc).__name__})") from None
+    if not blocks:
+        raise LoadError(f"{path}: no text in the Word document")
+    markdown = blocks[0][1]
+    for (prev_kind, _), (kind, text) in zip(blocks, blocks[1:], strict=False):
+        markdown += ("\n" if prev_kind == kind == "list" else "\n\n") + text
+    return LoadedDocument(path=str(path), markdown=markdown, title=title or path.stem)
+
+
+def _docx_paragraph(paragraph: object) -> tuple[str, str] | None:
+    from docx.text.paragraph import Paragraph
+
+    assert isinstance(paragraph, Paragraph)
+    text = " ".join(paragraph.text.split())
+    if not text:
+        return None
+    style = (paragraph.style.name if paragraph.style is not None else "") or ""
+    if style == "Title":
+        return ("block", f"# {text}")
+    if match := re.fullmatch(r"Heading ([1-9])", style):
+        return ("block", "#" * min(int(match.group(1)), 6) + " " + text)
+    p_pr = paragraph._p.pPr
+    num_pr: Any = p_pr.numPr if p_pr is not None else None
+    if style.startswith("List") or num_pr is not None:
+        level = 0
+        if num_pr is not None and num_pr.ilvl is not None and num_pr.ilvl.val is not None:
+            level = int(num_pr.ilvl.val)
+        return ("list", "  " * level + "- " + text)
+    return ("block", text)
+
+
+def _docx_table(table: object) -> str:
+    from docx.table import Table
+
+    assert isinstance(table, Table)
+    rows = [
+        [" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells]
+        for row in table.rows
+    ]
+    rows = [row for row in rows if any(row)]
+    if not rows:
+        return ""
+    width = max(len(row) for row in rows)
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return "\n".join(lines)
