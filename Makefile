@@ -1,0 +1,51 @@
+# One command runner for people and CI. Every target installs what it needs first.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+LLM    ?= scripted
+DEMO   := .demo
+
+.PHONY: install install-all install-browser test lint demo bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# torch is pinned to the CPU build that this kind of machine keeps on disk; any other
+# version pulls a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+# Every optional extra, llama-cpp-python included (built from source once, ~6 min; pip
+# caches the wheel), plus Debian's Chromium for the browser tests.
+$(VENV)/.installed-all: $(VENV)/.installed
+	$(BIN)/pip install -q -e ".[all]"
+	touch $@
+
+install-all: $(VENV)/.installed-all install-browser
+
+install-browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+test: install-all
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -q
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy src
+
+demo: install
+	HF_HUB_OFFLINE=1 ARCHIVIST_LLM=$(LLM) $(BIN)/python -m archivist.app.demo --workdir $(DEMO)
+
+bench: install-all
+	HF_HUB_OFFLINE=1 $(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(DEMO) .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -1,0 +1,71 @@
+"""What every CLI command shares: the console, opening a library, failing cleanly."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from archivist.library import Library
+from archivist.settings import Settings, load_settings
+from archivist.types import ArchivistError
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+# Exit codes, so scripts can tell outcomes apart.
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_DEGRADED = 3  # some files failed, or the answer is retrieval-only
+
+
+def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
+    """Print one clear line to stderr and exit with ``code``."""
+    err_console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+def quiet_libraries() -> None:
+    """Keep third-party chatter (progress bars, MuPDF warnings) off the user's terminal."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        import pymupdf
+
+        pymupdf.TOOLS.mupdf_display_errors(False)
+        pymupdf.TOOLS.mupdf_display_warnings(False)
+    except (ImportError, AttributeError):
+        logging.getLogger(__name__).debug("pymupdf not available to silence")
+
+
+def settings_from_cli(**overrides: Any) -> Settings:
+    """Settings with CLI flags on top; a bad setting is one clear line, exit 2."""
+    try:
+        return load_settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        fail(f"invalid settings: {problems}", EXIT_USAGE)
+
+
+def open_library_from_cli(
+    data_dir: Path | None = None, collection: str | None = None, **overrides: Any
+) -> Library:
+    """Open the library for a CLI command, turning any failure into one clear line."""
+    quiet_libraries()
+    settings = settings_from_cli(data_dir=data_dir, collection=collection, **overrides)
+    try:
+        library = Library(settings)
+    except ArchivistError as exc:
+        fail(str(exc))
+    for repair in library.repairs:
+        err_console.print(f"[yellow]repaired:[/yellow] {repair}")
+    return library

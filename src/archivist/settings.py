@@ -1,0 +1,179 @@
+"""One settings tree: ``ARCHIVIST_*`` environment, an optional ``archivist.toml``, CLI flags.
+
+Precedence, highest first: values passed to ``Settings(...)`` (the CLI's flags),
+environment variables, ``archivist.toml`` in the working directory (or the file named by
+``ARCHIVIST_CONFIG``), then the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+SearchMode = Literal["hybrid", "bm25", "dense"]
+Strategy = Literal["auto", "tools", "pipeline"]
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_LLM = "ollama:qwen3:4b-instruct-2507-q4_K_M"
+
+
+def _config_file() -> Path:
+    return Path(os.environ.get("ARCHIVIST_CONFIG", "archivist.toml"))
+
+
+class Settings(BaseSettings):
+    """Every option Archivist reads. Field names are the ``archivist.toml`` keys."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ARCHIVIST_",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    # --- storage -------------------------------------------------------------------
+    data_dir: Path = Field(default=Path(".archivist"), description="Where a library lives.")
+    collection: str = Field(default="default", description="The knowledge base to use.")
+    qdrant_url: str | None = Field(
+        default=None, description="A Qdrant server; empty means embedded Qdrant in data_dir."
+    )
+    qdrant_api_key: str | None = None
+
+    # --- indexing ------------------------------------------------------------------
+    embedding_model: str = Field(
+        default=DEFAULT_EMBEDDING_MODEL,
+        description="A sentence-transformers model name or folder.",
+    )
+    embedding_batch_size: int = 64
+    parent_min_chars: int = 2000
+    parent_max_chars: int = 4000
+    child_chars: int = 500
+    child_overlap: int = 100
+    bm25_language: str = "english"
+
+    # --- search --------------------------------------------------------------------
+    search_mode: SearchMode = "hybrid"
+    search_k: int = Field(default=5, ge=1, le=100)
+    prefetch_k: int = Field(default=40, ge=1, le=1000)
+
+    # --- LLM -----------------------------------------------------------------------
+    llm: str = Field(default=DEFAULT_LLM, description='"provider:model", or "scripted".')
+    llm_fast: str | None = Field(default=None, description="Model for rewriting and grading.")
+    temperature: float = 0.0
+    llm_timeout_s: float = 120.0
+    llm_max_retries: int = 3
+    ollama_base_url: str = Field(
+        default="http://localhost:11434",
+        validation_alias=AliasChoices(
+            "ARCHIVIST_OLLAMA_BASE_URL", "OLLAMA_HOST", "ollama_base_url"
+        ),
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "ARCHIVIST_OPENAI_BASE_URL", "OPENAI_BASE_URL", "openai_base_url"
+        ),
+    )
+    strategy: Strategy = "auto"
+
+    # --- agent budgets -------------------------------------------------------------
+    max_tool_calls: int = Field(default=8, ge=1)
+    max_iterations: int = Field(default=6, ge=1)
+    max_sub_questions: int = Field(default=3, ge=1, le=3)
+    compression_tokens: int = Field(default=6000, ge=200)
+    memory_turns: int = Field(default=4, ge=1, description="Turns kept verbatim.")
+    memory_summary_tokens: int = Field(default=2000, ge=100)
+    tool_result_hits: int = Field(default=6, ge=1, le=20)
+
+    # --- web search ----------------------------------------------------------------
+    web_search: Literal["off", "wikipedia", "duckduckgo"] = "off"
+    web_search_url: str | None = None
+    web_timeout_s: float = 8.0
+
+    # --- server --------------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_keys: str = Field(default="", description="Comma-separated bearer keys; empty = open.")
+    max_upload_mb: int = 50
+
+    # --- observability -------------------------------------------------------------
+    langfuse_public_key: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("LANGFUSE_PUBLIC_KEY", "ARCHIVIST_LANGFUSE_PUBLIC_KEY"),
+    )
+    langfuse_secret_key: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("LANGFUSE_SECRET_KEY", "ARCHIVIST_LANGFUSE_SECRET_KEY"),
+    )
+    langfuse_host: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("LANGFUSE_HOST", "ARCHIVIST_LANGFUSE_HOST"),
+    )
+    otlp_endpoint: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "OTEL_EXPORTER_OTLP_ENDPOINT", "ARCHIVIST_OTLP_ENDPOINT", "otlp_endpoint"
+        ),
+    )
+
+    @field_validator("collection")
+    @classmethod
+    def _collection_name(cls, value: str) -> str:
+        if not value or not all(ch.isalnum() or ch in "-_" for ch in value):
+            raise ValueError("a collection name uses letters, digits, '-' and '_' only")
+        return value
+
+    @field_validator("parent_max_chars")
+    @classmethod
+    def _max_over_min(cls, value: int, info: Any) -> int:
+        minimum = info.data.get("parent_min_chars", 0)
+        if value < minimum:
+            raise ValueError("parent_max_chars must be at least parent_min_chars")
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags beat the environment, which beats ``archivist.toml``."""
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=_config_file())
+        return (init_settings, env_settings, toml)
+
+    # --- derived paths -------------------------------------------------------------
+    @property
+    def catalog_path(self) -> Path:
+        """The SQLite file holding the catalog and the parent store."""
+        return self.data_dir / "catalog.sqlite"
+
+    @property
+    def qdrant_path(self) -> Path:
+        """Embedded Qdrant's folder."""
+        return self.data_dir / "qdrant"
+
+    @property
+    def conversations_path(self) -> Path:
+        """The SQLite file of the LangGraph checkpointer."""
+        return self.data_dir / "conversations.sqlite"
+
+    @property
+    def api_key_list(self) -> list[str]:
+        """Configured API keys, blanks dropped."""
+        return [key.strip() for key in self.api_keys.split(",") if key.strip()]
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from every source, with ``overrides`` (CLI flags) on top; ``None`` is ignored."""
+    return Settings(**{key: value for key, value in overrides.items() if value is not None})

@@ -1,0 +1,184 @@
+"""Plain data shared by every layer: documents, chunks, search hits, ingest reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class ArchivistError(Exception):
+    """Base of every error Archivist raises on purpose; its message is shown to users."""
+
+
+class LoadError(ArchivistError):
+    """A file could not be turned into text; the message names the file and the reason."""
+
+
+class UnsupportedFile(LoadError):
+    """The file type is not one Archivist reads; such files are skipped, not failed."""
+
+
+class IndexMismatch(ArchivistError):
+    """A collection was built with a different embedding model (or vector size)."""
+
+
+class UnknownDocument(ArchivistError):
+    """No document in the catalog matches the given id prefix or file name."""
+
+
+class AmbiguousDocument(ArchivistError):
+    """More than one document matches the given id prefix or file name."""
+
+
+@dataclass(frozen=True)
+class PageSpan:
+    """A run of Markdown text that came from one page (1-based) of the source."""
+
+    start: int
+    end: int
+    page: int
+
+
+@dataclass
+class LoadedDocument:
+    """A file turned into Markdown, with a page map for PDFs (empty for paged-less formats)."""
+
+    path: str
+    markdown: str
+    page_spans: list[PageSpan] = field(default_factory=list)
+    page_count: int = 0
+    title: str = ""
+
+    def pages_between(self, start: int, end: int) -> tuple[int | None, int | None]:
+        """The first and last page that text ``markdown[start:end]`` lies on."""
+        pages = [s.page for s in self.page_spans if s.start < end and s.end > start]
+        if not pages:
+            return (None, None)
+        return (min(pages), max(pages))
+
+
+@dataclass
+class Section:
+    """One parent chunk: a bounded slice of the document under its heading path."""
+
+    text: str
+    heading_path: list[str]
+    start: int
+    end: int
+    page_start: int | None = None
+    page_end: int | None = None
+
+
+@dataclass
+class Parent:
+    """A stored parent chunk."""
+
+    parent_id: str
+    document_id: str
+    position: int
+    text: str
+    heading_path: list[str]
+    page_start: int | None
+    page_end: int | None
+    collection: str = "default"
+
+
+@dataclass
+class Child:
+    """A small searchable chunk inside a parent."""
+
+    child_id: str
+    parent_id: str
+    document_id: str
+    position: int
+    text: str
+    heading_path: list[str]
+    page_start: int | None
+    page_end: int | None
+
+
+@dataclass
+class DocumentRecord:
+    """A catalog row: one ingested document."""
+
+    document_id: str
+    collection: str
+    path: str
+    name: str
+    content_hash: str
+    size_bytes: int
+    page_count: int
+    parent_count: int
+    child_count: int
+    added_at: str
+    status: str = "ready"
+
+
+@dataclass
+class SearchHit:
+    """A child chunk returned by a search, with where it came from."""
+
+    child_id: str
+    parent_id: str
+    document_id: str
+    document_name: str
+    text: str
+    heading_path: list[str]
+    page_start: int | None
+    page_end: int | None
+    score: float
+
+    @property
+    def pages(self) -> str:
+        """``p. 3`` or ``pp. 3-5``, or empty when the source has no pages."""
+        return format_pages(self.page_start, self.page_end)
+
+
+def format_pages(start: int | None, end: int | None) -> str:
+    """A human page label for a range."""
+    if start is None:
+        return ""
+    if end is None or end == start:
+        return f"p. {start}"
+    return f"pp. {start}-{end}"
+
+
+class IngestOutcome(StrEnum):
+    """What happened to one file in an ingest."""
+
+    ADDED = "added"
+    UNCHANGED = "unchanged"
+    REPLACED = "replaced"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass
+class FileResult:
+    """The outcome for one file, with the reason when it failed or was skipped."""
+
+    path: str
+    outcome: IngestOutcome
+    document_id: str | None = None
+    reason: str = ""
+    pages: int = 0
+    chunks: int = 0
+
+
+@dataclass
+class IngestReport:
+    """Every file's outcome in one ingest."""
+
+    results: list[FileResult] = field(default_factory=list)
+    timings: dict[str, float] = field(
+        default_factory=lambda: {"conversion": 0.0, "embedding": 0.0, "indexing": 0.0}
+    )
+
+    def of(self, outcome: IngestOutcome) -> list[FileResult]:
+        """The files that ended with ``outcome``."""
+        return [r for r in self.results if r.outcome == outcome]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many files ended each way."""
+        return {o.value: len(self.of(o)) for o in IngestOutcome}

@@ -1,0 +1,62 @@
+"""Shared fixtures: real embedder (loaded once), real libraries in temp dirs, eval data."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from archivist.index.embeddings import SentenceTransformerEmbedder  # noqa: E402
+from archivist.library import Library  # noqa: E402
+from archivist.settings import Settings  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _eval_dir() -> Path:
+    configured = os.environ.get("ARCHIVIST_EVAL_DIR")
+    return Path(configured) if configured else REPO.parent / "shared" / "eval"
+
+
+EVAL_DIR = _eval_dir()
+
+
+@pytest.fixture(scope="session")
+def eval_dir() -> Path:
+    """The shared evaluation data (BEIR SciFact, HotpotQA-100, real PDFs)."""
+    if not EVAL_DIR.is_dir():
+        pytest.fail(f"evaluation data not found at {EVAL_DIR} (set ARCHIVIST_EVAL_DIR)")
+    return EVAL_DIR
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    """The real default embedding model, loaded once per test session."""
+    return SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's archivist.toml or ARCHIVIST_* variables."""
+    for key in list(os.environ):
+        if key.startswith("ARCHIVIST_") and key != "ARCHIVIST_EVAL_DIR":
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("ARCHIVIST_CONFIG", str(tmp_path / "no-config.toml"))
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings for a fresh library in a temp dir."""
+    return Settings(data_dir=tmp_path / "library")
+
+
+@pytest.fixture
+def library(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[Library]:
+    """A real, empty library (embedded Qdrant + SQLite) in a temp dir."""
+    lib = Library(settings, embedder=embedder)
+    yield lib
+    lib.close()
