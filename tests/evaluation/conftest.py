@@ -1,0 +1,51 @@
+"""A tiny BEIR folder written by hand, so retrieval metrics can be checked exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+CORPUS = [
+    {"_id": "d-volcano", "title": "Volcanoes", "text": "Magma erupts from volcanoes as lava."},
+    {"_id": "d-tide", "title": "Tides", "text": "Lunar gravity pulls oceans into tides."},
+    {"_id": "d-moon", "title": "The Moon", "text": "Craters cover the lunar surface."},
+    {"_id": "d-bread", "title": "Bread", "text": "Yeast ferments dough before baking."},
+]
+QUERIES = [
+    # only d-volcano shares terms (magma, lava) -> BM25 ranking [d-volcano]
+    {"_id": "q1", "text": "magma lava", "metadata": {}},
+    # only d-tide shares "tides"; the qrels also grade d-moon 2, which BM25 never returns
+    {"_id": "q2", "text": "tides", "metadata": {}},
+    # shares no term with any document -> empty BM25 ranking, every metric 0
+    {"_id": "q3", "text": "quasar", "metadata": {}},
+    # judged only non-relevant -> left out of every average
+    {"_id": "q4", "text": "yeast", "metadata": {}},
+    # no qrels at all -> not evaluated
+    {"_id": "q5", "text": "baking", "metadata": {}},
+]
+QRELS = [
+    ("q1", "d-volcano", 1),
+    ("q2", "d-tide", 1),
+    ("q2", "d-moon", 2),
+    ("q3", "d-bread", 1),
+    ("q4", "d-bread", 0),
+]
+
+
+def write_beir(root: Path) -> Path:
+    """Write the tiny BEIR folder under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in CORPUS))
+    (root / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
+    (root / "qrels").mkdir(exist_ok=True)
+    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{s}" for q, d, s in QRELS]
+    (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.fixture
+def tiny_beir(tmp_path: Path) -> Path:
+    """A BEIR folder named ``tiny`` with four documents and five queries."""
+    return write_beir(tmp_path / "tiny")
