@@ -1,0 +1,172 @@
+"""The conversation graph's nodes: memory, question analysis, clarification, answer."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+)
+from langgraph.types import Send, interrupt
+
+from archivist.agent import prompts
+from archivist.agent.sources import build_sources
+from archivist.agent.state import AgentState, QuestionAnalysis
+from archivist.agent.steps import answer_config, emit_step, message_text, timed
+from archivist.settings import Settings
+
+HISTORY_ANSWER_CHARS = 800
+
+
+def format_turns(messages: list[AnyMessage], answer_chars: int = HISTORY_ANSWER_CHARS) -> str:
+    """Finished turns as ``User: ... / Assistant: ...`` lines."""
+    lines = []
+    for message in messages:
+        text = " ".join(message_text(message.content).split())
+        if isinstance(message, HumanMessage):
+            lines.append(f"User: {text}")
+        elif isinstance(message, AIMessage):
+            short = text if len(text) <= answer_chars else text[:answer_chars] + " [...]"
+            lines.append(f"Assistant: {short}")
+    return "\n".join(lines)
+
+
+def _clean(questions: list[str], limit: int) -> list[str]:
+    out: list[str] = []
+    for question in questions:
+        text = " ".join(str(question).split())
+        if text and text.lower() not in {q.lower() for q in out}:
+            out.append(text)
+    return out[:limit]
+
+
+class ConversationNodes:
+    """Nodes of the outer graph; the research sub-agents are a separate subgraph."""
+
+    def __init__(self, llm: BaseChatModel, settings: Settings) -> None:
+        self.llm = llm
+        self.analyzer = llm.with_structured_output(QuestionAnalysis, include_raw=True)
+        self.memory_turns = settings.memory_turns
+        self.summary_words = max(50, settings.memory_summary_tokens * 3 // 4)
+        self.max_sub_questions = settings.max_sub_questions
+        self.max_clarifications = int(getattr(settings, "max_clarifications", 2))
+
+    @timed("memory")
+    def memory(self, state: AgentState) -> dict[str, Any]:
+        """Start a turn: clear per-turn state; fold old turns into the summary if needed.
+
+        History is folded only when it holds more than ``memory_turns`` finished turns,
+        and then down to half the window, so the summary is not rewritten every turn.
+        """
+        update: dict[str, Any] = {
+            "sub_questions": [], "sub_answers": None, "evidence": None, "answer": "",
+            "sources": [], "confidence": "", "status": "running", "clarification": "",
+            "clarification_rounds": 0,
+        }
+        messages = list(state.get("messages", []))
+        if len(messages) <= 2 * self.memory_turns:
+            return update
+        keep = 2 * max(1, self.memory_turns // 2)
+        fold = messages[:-keep]
+        reply = self.llm.invoke([
+            SystemMessage(prompts.SUMMARY_SYSTEM.format(max_words=self.summary_words)),
+            HumanMessage(prompts.SUMMARY_USER.format(
+                summary=state.get("summary", "") or "(none)", turns=format_turns(fold)
+            )),
+        ])
+        words = message_text(reply.content).split()
+        update["summary"] = " ".join(words[: self.summary_words])
+        update["messages"] = [RemoveMessage(id=m.id) for m in fold if m.id]
+        emit_step("memory", f"folded {len(fold) // 2} older turns into the summary")
+        return update
+
+    @timed("analysis")
+    def analyze(self, state: AgentState) -> dict[str, Any]:
+        """Rewrite into self-contained sub-questions, or decide to ask back."""
+        question = state["question"]
+        rounds = state.get("clarification_rounds", 0)
+        may_ask = rounds < self.max_clarifications
+        system = prompts.ANALYZE_SYSTEM + ("" if may_ask else prompts.FORCE_CLEAR)
+        user = prompts.ANALYZE_USER.format(
+            summary=state.get("summary", "") or "(none)",
+            history=format_turns(list(state.get("messages", []))) or "(none)",
+            question=question,
+        )
+        result = self.analyzer.invoke([SystemMessage(system), HumanMessage(user)])
+        parsed = result.get("parsed") if isinstance(result, dict) else result
+        if not isinstance(parsed, QuestionAnalysis):
+            error = result.get("parsing_error") if isinstance(result, dict) else None
+            emit_step("analysis_fallback", f"unparseable analysis ({error}); question used as is")
+            parsed = QuestionAnalysis.scripted_default(question)
+        if not parsed.is_clear and may_ask:
+            ask = parsed.clarification_question.strip() or "What exactly do you mean?"
+            return {"clarification": ask, "sub_questions": []}
+        subs = _clean(parsed.sub_questions, self.max_sub_questions) or [question]
+        if subs != [question]:
+            emit_step("rewrite", " | ".join(subs), original=question)
+        if len(subs) > 1:
+            emit_step("sub_questions", f"{len(subs)} sub-questions", items=subs)
+        return {"clarification": "", "sub_questions": subs}
+
+    def route(self, state: AgentState) -> str | list[Send]:
+        """Ask back, or fan out one research sub-agent per sub-question."""
+        if state.get("clarification"):
+            return "clarify"
+        subs = state.get("sub_questions") or [state["question"]]
+        single = len(subs) == 1
+        return [
+            Send("research", {"sub_question": q, "index": i, "stream_answer": single})
+            for i, q in enumerate(subs)
+        ]
+
+    def clarify(self, state: AgentState) -> dict[str, Any]:
+        """Pause for the user; their reply is combined with the pending question."""
+        ask = state["clarification"]
+        reply = interrupt({"question": ask, "pending": state["question"]})
+        text = " ".join(str(reply).split())
+        emit_step("clarification", text, asked=ask)
+        return {
+            "question": f"{state['question']} (clarification: {text})",
+            "clarification": "",
+            "clarification_rounds": state.get("clarification_rounds", 0) + 1,
+        }
+
+    @timed("answer")
+    def answer(self, state: AgentState) -> dict[str, Any]:
+        """One answer: the lone sub-answer as is (already streamed), or a composition."""
+        subs = sorted(state.get("sub_answers", []), key=lambda s: s["index"])
+        if len(subs) == 1:
+            text = subs[0]["answer"]
+        elif not any(s["found"] for s in subs):
+            text = "\n\n".join(s["answer"] for s in subs)
+        else:
+            blocks = "\n\n".join(
+                prompts.SUB_ANSWER_BLOCK.format(question=s["question"], answer=s["answer"])
+                for s in subs
+            )
+            reply = self.llm.invoke(
+                [
+                    SystemMessage(prompts.COMPOSE_SYSTEM),
+                    HumanMessage(prompts.COMPOSE_USER.format(
+                        question=state["question"], sub_answers=blocks
+                    )),
+                ],
+                config=answer_config(True),
+            )
+            text = message_text(reply.content).strip()
+        report = build_sources(text, list(state.get("evidence", [])))
+        for name in report.invented:
+            emit_step("dropped_citation", name)
+        return {
+            "answer": text,
+            "sources": [asdict(s) for s in report.sources],
+            "confidence": report.confidence,
+            "status": "answered",
+            "messages": [HumanMessage(state["question"]), AIMessage(text)],
+        }

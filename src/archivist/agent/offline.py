@@ -1,0 +1,66 @@
+"""When the LLM cannot be reached: one clear line, then a retrieval-only answer.
+
+The retrieval-only answer is the best passages for the question, quoted with their
+citations and labelled as such; no model is involved, so nothing is paraphrased.
+"""
+
+from __future__ import annotations
+
+from archivist.events import Source
+from archivist.index.retriever import Retriever
+from archivist.settings import Settings
+from archivist.types import SearchHit
+
+RETRIEVAL_ONLY_LABEL = "Retrieval-only answer (no LLM)"
+PASSAGES = 3
+SNIPPET_CHARS = 400
+
+
+def describe(settings: Settings) -> str:
+    """Which LLM the settings point at, and where (``ollama model M at http://...``)."""
+    from archivist.llm import describe_llm
+
+    return describe_llm(settings)
+
+
+def unreachable_message(settings: Settings) -> str:
+    """The one line shown when the LLM cannot be reached: what, where, and what to do."""
+    what = describe(settings)
+    if settings.llm.strip().lower().startswith("ollama:"):
+        model = settings.llm.split(":", 1)[1]
+        how = f"start it with `ollama serve` (and `ollama pull {model}`)"
+    else:
+        how = "check the server address and that it is running"
+    return (
+        f"cannot reach the LLM: {what}: {how}, or choose another with "
+        f"ARCHIVIST_LLM=provider:model (e.g. ARCHIVIST_LLM=scripted for a demo without an LLM)"
+    )
+
+
+def hit_source(hit: SearchHit) -> Source:
+    """The citation of a search hit."""
+    return Source(
+        document_id=hit.document_id,
+        document_name=hit.document_name,
+        pages=hit.pages,
+        page_start=hit.page_start,
+        page_end=hit.page_end,
+    )
+
+
+def retrieval_only(retriever: Retriever, question: str) -> tuple[str, list[Source]]:
+    """The best passages for ``question`` with their citations, labelled; and the sources."""
+    hits = retriever.search(question, k=PASSAGES)
+    if not hits:
+        return f"{RETRIEVAL_ONLY_LABEL}: no passage in the documents matches this question.", []
+    lines = [f"{RETRIEVAL_ONLY_LABEL}: the best passages for your question.", ""]
+    sources: list[Source] = []
+    for rank, hit in enumerate(hits, start=1):
+        text = " ".join(hit.text.split())
+        if len(text) > SNIPPET_CHARS:
+            text = text[:SNIPPET_CHARS].rstrip() + " ..."
+        source = hit_source(hit)
+        lines.append(f'{rank}. "{text}" [{source.label()}]')
+        if all((s.document_id, s.pages) != (source.document_id, source.pages) for s in sources):
+            sources.append(source)
+    return "\n".join(lines), sources

@@ -1,0 +1,249 @@
+"""The runner every interface uses: conversations, streaming events, persistence.
+
+``agent_service(library)`` gives the library's one :class:`AgentService`. It keeps the
+conversations in a SQLite checkpointer at ``settings.conversations_path`` (one thread per
+conversation, surviving restarts), builds a graph per collection, and turns a graph run into
+the :mod:`archivist.events` stream: steps, then a clarification or the answer tokens,
+sources and stats, then ``done``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+
+from archivist import events
+from archivist.agent.graph import build_graph
+from archivist.agent.offline import retrieval_only, unreachable_message
+from archivist.agent.stats import TurnStats
+from archivist.agent.steps import ANSWER_TAG, message_text
+from archivist.events import Event, Source
+from archivist.types import ArchivistError
+
+if TYPE_CHECKING:
+    from archivist.library import Library
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AnswerResult:
+    """A whole turn, collected: what ``ask`` returns."""
+
+    answer: str
+    sources: list[Source]
+    status: str  # "answered", "clarification" or "retrieval_only"
+    thread_id: str
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    clarification: str | None = None
+    confidence: str | None = None
+    error: str | None = None
+
+
+class AgentService:
+    """Answers questions about one library, one conversation thread at a time."""
+
+    def __init__(self, library: Library, llm: BaseChatModel | None = None) -> None:
+        self.library = library
+        self.settings = library.settings
+        self._llm = llm
+        self._lock = threading.Lock()
+        self._graphs: dict[str, Any] = {}
+        path = self.settings.conversations_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(str(path), check_same_thread=False)
+        self.checkpointer = SqliteSaver(self._conn)
+        self.checkpointer.setup()
+
+    # --- wiring ------------------------------------------------------------------------
+    @property
+    def llm(self) -> BaseChatModel:
+        """The chat model (built from ``settings.llm`` on first use unless injected)."""
+        with self._lock:
+            if self._llm is None:
+                from archivist.llm import make_chat_model
+
+                self._llm = make_chat_model(self.settings)
+            return self._llm
+
+    def graph(self, collection: str | None = None) -> Any:
+        """The compiled agent graph for a collection."""
+        name = collection or self.settings.collection
+        llm = self.llm
+        with self._lock:
+            if name not in self._graphs:
+                self._graphs[name] = build_graph(
+                    llm, self.library.retriever(name), self.settings, self.checkpointer
+                )
+            return self._graphs[name]
+
+    @staticmethod
+    def new_thread_id() -> str:
+        """A fresh conversation id."""
+        return uuid.uuid4().hex
+
+    @staticmethod
+    def _config(thread_id: str, stats: TurnStats | None = None) -> dict[str, Any]:
+        config: dict[str, Any] = {"configurable": {"thread_id": thread_id}, "recursion_limit": 200}
+        if stats is not None:
+            config["callbacks"] = [stats.counter]
+        return config
+
+    def pending_clarification(self, thread_id: str, collection: str | None = None) -> str | None:
+        """The question the thread is waiting on the user for, if any."""
+        state = self.graph(collection).get_state(self._config(thread_id))
+        for pending in state.interrupts:
+            value = pending.value
+            return str(value.get("question")) if isinstance(value, dict) else str(value)
+        return None
+
+    # --- a turn ------------------------------------------------------------------------
+    def stream(
+        self, message: str, thread_id: str | None = None, collection: str | None = None
+    ) -> Iterator[Event]:
+        """Run one turn; yields events (see :mod:`archivist.events`), ending with ``done``.
+
+        A thread paused on a clarification is resumed with ``message`` as the reply.
+        """
+        text = message.strip()
+        if not text:
+            raise ArchivistError("the question is empty")
+        thread_id = thread_id or self.new_thread_id()
+        stats = TurnStats()
+        config = self._config(thread_id, stats)
+        try:
+            graph = self.graph(collection)
+            waiting = self.pending_clarification(thread_id, collection)
+            payload: Any = Command(resume=text) if waiting else {"question": text}
+            streamed: list[str] = []
+            yield from self._run(graph, payload, config, stats, streamed)
+        except Exception as exc:
+            from archivist.llm import is_connection_error
+
+            if not is_connection_error(exc):
+                raise
+            log.warning("LLM unreachable: %s", exc)
+            yield from self._retrieval_only(text, thread_id, collection, stats)
+            return
+        state = graph.get_state(self._config(thread_id))
+        if state.interrupts:
+            value = state.interrupts[0].value
+            ask = str(value.get("question")) if isinstance(value, dict) else str(value)
+            yield events.clarification(ask)
+            yield events.done(thread_id, ask, status="clarification")
+            return
+        values = state.values
+        answer = str(values.get("answer", ""))
+        if not streamed:
+            yield events.token(answer)
+        sources = [Source(**s) for s in values.get("sources", [])]
+        yield events.sources(sources, confidence=values.get("confidence") or None)
+        yield events.stats(stats.as_dict())
+        yield events.done(thread_id, answer, status=str(values.get("status") or "answered"))
+
+    def _run(
+        self, graph: Any, payload: Any, config: dict[str, Any], stats: TurnStats,
+        streamed: list[str],
+    ) -> Iterator[Event]:
+        """Translate LangGraph's stream into step and token events."""
+        modes = ["messages", "custom"]
+        for _namespace, mode, chunk in graph.stream(
+            payload, config, stream_mode=modes, subgraphs=True
+        ):
+            if mode == "custom" and isinstance(chunk, dict):
+                if "timing" in chunk:
+                    stats.timing(chunk["timing"], chunk["start"], chunk["end"])
+                elif "step" in chunk:
+                    data = dict(chunk)
+                    kind = str(data.pop("step"))
+                    stats.step(kind)
+                    yield events.step(kind, str(data.pop("detail", "")), **data)
+            elif mode == "messages":
+                piece, metadata = chunk
+                if (
+                    isinstance(piece, AIMessageChunk)
+                    and ANSWER_TAG in (metadata.get("tags") or [])
+                    and (text := message_text(piece.content))
+                ):
+                    streamed.append(text)
+                    yield events.token(text)
+
+    def _retrieval_only(
+        self, question: str, thread_id: str, collection: str | None, stats: TurnStats
+    ) -> Iterator[Event]:
+        yield events.error(unreachable_message(self.settings))
+        answer, sources = retrieval_only(self.library.retriever(collection), question)
+        yield events.token(answer)
+        yield events.sources(sources, confidence="retrieval_only")
+        yield events.stats(stats.as_dict())
+        yield events.done(thread_id, answer, status="retrieval_only")
+
+    def ask(
+        self, message: str, thread_id: str | None = None, collection: str | None = None
+    ) -> AnswerResult:
+        """Run one turn and collect it."""
+        result = AnswerResult(answer="", sources=[], status="answered", thread_id="")
+        tokens: list[str] = []
+        for event in self.stream(message, thread_id, collection):
+            data = event.data
+            if event.type == "step":
+                result.steps.append(data)
+            elif event.type == "token":
+                tokens.append(data["text"])
+            elif event.type == "clarification":
+                result.clarification = data["question"]
+            elif event.type == "sources":
+                result.sources = [Source(**s) for s in data["sources"]]
+                result.confidence = data.get("confidence")
+            elif event.type == "stats":
+                result.stats = data
+            elif event.type == "error":
+                result.error = data["message"]
+            elif event.type == "done":
+                result.thread_id = data["thread_id"]
+                result.status = data["status"]
+                result.answer = data["answer"] or "".join(tokens)
+        return result
+
+    # --- conversations -------------------------------------------------------------------
+    def history(self, thread_id: str) -> list[dict[str, str]]:
+        """A conversation's turns (``user`` / ``assistant``), after its rolling summary."""
+        state = self.graph().get_state(self._config(thread_id))
+        values = state.values or {}
+        turns: list[dict[str, str]] = []
+        if values.get("summary"):
+            turns.append({"role": "summary", "content": str(values["summary"])})
+        for message in values.get("messages", []):
+            if isinstance(message, HumanMessage | AIMessage):
+                role = "user" if isinstance(message, HumanMessage) else "assistant"
+                turns.append({"role": role, "content": message_text(message.content)})
+        return turns
+
+    def threads(self) -> list[str]:
+        """Every conversation id stored."""
+        with self.checkpointer.lock:
+            rows = self._conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+        return [str(row[0]) for row in rows]
+
+    def close(self) -> None:
+        """Close the conversation store."""
+        with self._lock:
+            self._graphs.clear()
+            self._conn.close()
+
+
+def agent_service(library: Library) -> AgentService:
+    """The library's shared agent service (closed with the library)."""
+    service: AgentService = library.extension("agent", AgentService)
+    return service

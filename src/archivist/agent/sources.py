@@ -1,0 +1,105 @@
+"""The Sources list, built by code from what was actually retrieved.
+
+A document counts as cited when the answer names it and the agent retrieved it. Names the
+model typed that match nothing retrieved are invented: they are dropped (and reported).
+When the answer names no document, the sections read in full stand in (low confidence);
+an abstention cites nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from archivist.agent.prompts import abstains
+from archivist.agent.state import Evidence
+from archivist.events import Source
+
+_BRACKET = re.compile(r"\[([^\[\]\n]{1,300})\]")
+_PAGES = re.compile(r"pp?\.\s*\d+(?:\s*[-–]\s*\d+)?")
+MAX_SOURCES = 10
+
+
+@dataclass
+class SourceReport:
+    """The sources, how confident the attribution is, and citations that were dropped."""
+
+    sources: list[Source]
+    confidence: str  # "cited", "uncited", "none"
+    invented: list[str]
+
+
+def _citations(answer: str) -> list[tuple[str, str]]:
+    """(name, pages) pairs from bracketed citations like ``[guide.pdf, pp. 3-4]``."""
+    found = []
+    for group in _BRACKET.findall(answer):
+        for part in group.split(";"):
+            name, _, rest = part.partition(",")
+            name = name.strip().strip("\"'`")
+            pages = _PAGES.search(rest)
+            if name:
+                found.append((name, pages.group(0).replace(" ", "") if pages else ""))
+    return found
+
+
+def _looks_like_document(name: str) -> bool:
+    """A bracket that names a file (``x.pdf``) rather than e.g. ``[1]`` or ``[sic]``."""
+    return bool(re.search(r"\.[A-Za-z0-9]{1,5}$", name)) and not name[0].isdigit()
+
+
+def _to_source(item: Evidence) -> Source:
+    return Source(
+        document_id=item["document_id"],
+        document_name=item["document_name"],
+        pages=item["pages"],
+        page_start=item["page_start"],
+        page_end=item["page_end"],
+    )
+
+
+def _dedupe(items: list[Evidence]) -> list[Source]:
+    seen: set[tuple[str, str]] = set()
+    out: list[Source] = []
+    for item in items:
+        key = (item["document_id"], item["pages"])
+        if key not in seen:
+            seen.add(key)
+            out.append(_to_source(item))
+    return out[:MAX_SOURCES]
+
+
+def build_sources(answer: str, evidence: list[Evidence]) -> SourceReport:
+    """Sources for ``answer`` from ``evidence`` only."""
+    citations = _citations(answer)
+    known = {e["document_name"].lower() for e in evidence}
+    invented = sorted(
+        {n for n, _ in citations if n.lower() not in known and _looks_like_document(n)}
+    )
+    if abstains(answer) or not evidence:
+        return SourceReport([], "none", invented)
+    lowered = answer.lower()
+    cited_names = {name for name in known if name and name in lowered}
+    if cited_names:
+        cited_pages: dict[str, set[str]] = {}
+        for name, pages in citations:
+            if pages:
+                cited_pages.setdefault(name.lower(), set()).add(pages)
+        chosen = []
+        for item in evidence:
+            name = item["document_name"].lower()
+            if name not in cited_names:
+                continue
+            wanted = cited_pages.get(name)
+            available = {e["pages"].replace(" ", "") for e in evidence
+                         if e["document_name"].lower() == name}
+            if wanted and wanted & available and item["pages"].replace(" ", "") not in wanted:
+                continue
+            chosen.append(item)
+        return SourceReport(_dedupe(chosen), "cited", invented)
+    read = [e for e in evidence if e["kind"] == "parent"]
+    if not read:
+        firsts: dict[int, Evidence] = {}
+        for item in evidence:
+            firsts.setdefault(item["sub_question"], item)
+        read = list(firsts.values())
+    return SourceReport(_dedupe(read), "uncited", invented)
