@@ -54,10 +54,10 @@ def parse_llm_spec(spec: str) -> tuple[str, str]:
     if provider not in SUPPORTED_PROVIDERS:
         raise ArchivistError(
             f"unknown LLM provider {provider!r} in {spec!r}; "
-            f"use one of: {', '.join(SUPPORTED_PROVIDERS)} (as \"provider:model\")"
+            f'use one of: {", ".join(SUPPORTED_PROVIDERS)} (as "provider:model")'
         )
     if provider != "scripted" and not model:
-        raise ArchivistError(f"the LLM setting {spec!r} names no model; write \"{provider}:MODEL\"")
+        raise ArchivistError(f'the LLM setting {spec!r} names no model; write "{provider}:MODEL"')
     return provider, model
 
 

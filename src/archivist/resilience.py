@@ -352,9 +352,13 @@ def _replace_model(
         return new, True
     if isinstance(runnable, RunnableBinding):
         bound, replaced = _replace_model(runnable.bound, old, new)
-        return (runnable.model_copy(update={"bound": bound}), True) if replaced else (
-            runnable,
-            False,
+        return (
+            (runnable.model_copy(update={"bound": bound}), True)
+            if replaced
+            else (
+                runnable,
+                False,
+            )
         )
     if isinstance(runnable, RunnableSequence):
         steps = [_replace_model(step, old, new) for step in runnable.steps]
