@@ -15,8 +15,8 @@ from archivist.library import Library
 from archivist.settings import Settings, load_settings
 from archivist.types import ArchivistError
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 # Exit codes, so scripts can tell outcomes apart.
 EXIT_OK = 0

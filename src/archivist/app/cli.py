@@ -142,7 +142,8 @@ def collections(data_dir: DataDir = None) -> None:
     """List the collections (knowledge bases) in the data directory."""
     with user_errors(), open_library_from_cli(data_dir) as library:
         for name in library.collections():
-            console.print(f"{name}\t{len(library.list(name))} documents")
+            count = len(library.list(name))
+            console.print(f"{name}  {count} document{'' if count == 1 else 's'}")
 
 
 @app.command()

@@ -1,0 +1,88 @@
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from archivist.index.vectors import VectorStore
+from archivist.library import Library
+from archivist.settings import Settings
+from archivist.types import IngestOutcome
+from core.corpus import write_corpus
+
+HERE = Path(__file__).resolve().parent
+
+
+def assert_consistent(library: Library) -> None:
+    ready = {d.document_id: d for d in library.list()}
+    assert library.catalog.unfinished() == []
+    assert library.vectors.document_ids("default") == set(ready)
+    for doc_id, record in ready.items():
+        assert library.vectors.count("default", doc_id) == record.child_count
+        assert len(library.parents_of(doc_id)) == record.parent_count
+        assert len(library.children_of(doc_id)) == record.child_count
+
+
+def test_kill_9_mid_ingest_leaves_documents_whole_or_absent(
+    tmp_path: Path, embedder: object
+) -> None:
+    docs = write_corpus(tmp_path / "docs")
+    data_dir = tmp_path / "lib"
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "kill_during_ingest.py"), str(data_dir), str(docs), "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    library = Library(Settings(data_dir=data_dir), embedder=embedder)  # type: ignore[arg-type]
+    try:
+        # the third document had vectors but was never marked ready: it must be gone
+        assert len(library.list()) == 2
+        assert any("unfinished pending" in line for line in library.repairs)
+        assert_consistent(library)
+        # and a rerun completes the batch
+        report = library.ingest([docs])
+        assert report.counts["added"] == 2 and report.counts["unchanged"] == 2
+        assert_consistent(library)
+    finally:
+        library.close()
+
+
+def test_failure_mid_ingest_rolls_back_that_document_only(
+    library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = write_corpus(tmp_path / "docs")
+    real_upsert = VectorStore.upsert
+
+    def flaky(self: VectorStore, collection: str, children, dense, sparse, name, batch=256):  # type: ignore[no-untyped-def]
+        if name == "errors.md":
+            real_upsert(self, collection, children[:1], dense[:1], sparse[:1], name, batch)
+            raise RuntimeError("disk full")
+        real_upsert(self, collection, children, dense, sparse, name, batch)
+
+    monkeypatch.setattr(VectorStore, "upsert", flaky)
+    report = library.ingest([docs])
+    failed = report.of(IngestOutcome.FAILED)
+    assert [Path(r.path).name for r in failed] == ["errors.md"]
+    assert "disk full" in failed[0].reason
+    assert sorted(d.name for d in library.list()) == ["astronomy.txt", "cooking.md", "postgres.md"]
+    assert_consistent(library)
+
+
+def test_remove_interrupted_is_finished_on_open(library: Library, tmp_path: Path) -> None:
+    library.ingest([write_corpus(tmp_path / "docs")])
+    record = library.resolve("cooking.md")
+    # a crash after marking the document 'removing' but before deleting anything
+    library.catalog.set_status("default", {record.document_id: "removing"})
+    settings, embedder = library.settings, library.embedder
+    library.close()
+    reopened = Library(settings, embedder=embedder)
+    try:
+        assert "cooking.md" not in [d.name for d in reopened.list()]
+        assert_consistent(reopened)
+    finally:
+        reopened.close()
