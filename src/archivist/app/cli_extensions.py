@@ -9,4 +9,6 @@ import typer
 
 def registrars() -> list[Callable[[typer.Typer], None]]:
     """Each module's ``register(app)``, in the order their commands are listed."""
-    return []
+    from archivist.app import cli_eval
+
+    return [cli_eval.register]
