@@ -24,7 +24,8 @@ Each call is answered by, in order:
      passage shares a word with it: "The documents do not contain ...";
    - otherwise: a short echo of the last message.
 
-"The question" is the text after ``Question:`` in the last user message, or that message.
+"The question" is the text after the latest ``Question:`` line of the user messages, or
+the last user message.
 Select it for the whole app with ``ARCHIVIST_LLM=scripted``.
 """
 
@@ -59,6 +60,7 @@ _STOP = frozenset(
 )
 _PASSAGE = re.compile(r"<passage ([^>]*)>\n?(.*?)\n?</passage>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
+_QUOTED_NOTE = re.compile(r'^According to [^:\n]+: ".*" \[[^\]]+\]$', re.M)
 _SUB_ANSWER = re.compile(r"<sub_answer[^>]*>\n?(.*?)\n?</sub_answer>", re.S)
 
 
@@ -104,15 +106,13 @@ def tool_call(name: str, **args: Any) -> AIMessage:
 
 
 def question_of(messages: Sequence[BaseMessage]) -> str:
-    """The question in the last user message (its ``Question:`` line, else all of it)."""
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            text = str(message.content)
-            for line in text.splitlines():
-                if line.startswith("Question:"):
-                    return line.removeprefix("Question:").strip()
-            return text.strip()
-    return ""
+    """The question: the latest ``Question:`` line of a user message, else the last one."""
+    humans = [m for m in messages if isinstance(m, HumanMessage)]
+    for message in reversed(humans):
+        for line in str(message.content).splitlines():
+            if line.startswith("Question:"):
+                return line.removeprefix("Question:").strip()
+    return str(humans[-1].content).strip() if humans else ""
 
 
 def _words(text: str) -> set[str]:
@@ -126,9 +126,13 @@ def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | 
         for message in messages
         for attrs, body in _PASSAGE.findall(str(message.content))
     ]
-    if not passages:
-        return None
     wanted = _words(question)
+    if not passages:  # compressed notes written by this model keep quoted, cited lines
+        notes = [n for m in messages for n in _QUOTED_NOTE.findall(str(m.content))]
+        scored_notes = [(len(wanted & _words(n)), -i) for i, n in enumerate(notes)]
+        if not notes or max(scored_notes)[0] == 0:
+            return None
+        return notes[-max(scored_notes)[1]]
     scored = [(len(wanted & _words(body)), -i) for i, (_, body) in enumerate(passages)]
     best_score, neg_index = max(scored)
     if best_score == 0:

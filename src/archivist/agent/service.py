@@ -32,6 +32,7 @@ from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
     from archivist.library import Library
+    from archivist.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,14 @@ class AnswerResult:
 class AgentService:
     """Answers questions about one library, one conversation thread at a time."""
 
-    def __init__(self, library: Library, llm: BaseChatModel | None = None) -> None:
+    def __init__(
+        self,
+        library: Library,
+        llm: BaseChatModel | None = None,
+        settings: Settings | None = None,
+    ) -> None:
         self.library = library
-        self.settings = library.settings
+        self.settings = settings or library.settings
         self._llm = llm
         self._lock = threading.Lock()
         self._graphs: dict[str, Any] = {}

@@ -1,0 +1,160 @@
+"""``archivist ask`` and ``archivist chat``: the agent on the command line.
+
+Both print the answer as it streams, then its Sources. A clarification question is printed
+and the next message (``chat``) or the next ``ask --thread ID`` answers it.
+Exit codes: 0 answered (or asked back), 3 retrieval-only (the LLM could not be reached),
+1 error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.text import Text
+
+from archivist.app._common import (
+    EXIT_DEGRADED,
+    EXIT_ERROR,
+    console,
+    err_console,
+    fail,
+    open_library_from_cli,
+)
+from archivist.events import Event
+from archivist.types import ArchivistError
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Library folder (default ./.archivist or ARCHIVIST_DATA_DIR)."),
+]
+Collection = Annotated[
+    str | None, typer.Option("--collection", "-c", help="Knowledge base (default 'default').")
+]
+Verbose = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Show the steps (rewrites, searches) and stats.")
+]
+Llm = Annotated[
+    str | None,
+    typer.Option("--llm", help='"provider:model" or "scripted" (default: ARCHIVIST_LLM).'),
+]
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    try:
+        yield
+    except ArchivistError as exc:
+        fail(str(exc), EXIT_ERROR)
+
+
+def render(stream: Iterable[Event], verbose: bool = False) -> tuple[str, str]:
+    """Print a turn's events; return its status and thread id."""
+    status, thread_id, at_line_start = "answered", "", True
+    for event in stream:
+        data = event.data
+        if event.type == "step" and verbose:
+            extra = f" ({data['results']} results)" if "results" in data else ""
+            console.print(Text(f"· {data['kind']}: {data['detail']}{extra}", style="dim"))
+        elif event.type == "token":
+            console.print(Text(data["text"]), end="")
+            at_line_start = data["text"].endswith("\n")
+        elif event.type == "clarification":
+            console.print(Text(f"? {data['question']}", style="bold yellow"))
+        elif event.type == "error":
+            err_console.print(Text(data["message"], style="yellow"))
+        elif event.type == "sources":
+            if not at_line_start:
+                console.print()
+            _print_sources(data)
+        elif event.type == "stats" and verbose:
+            console.print(Text(_stats_line(data), style="dim"))
+        elif event.type == "done":
+            status, thread_id = data["status"], data["thread_id"]
+    return status, thread_id
+
+
+def _print_sources(data: dict[str, Any]) -> None:
+    items = data.get("sources") or []
+    if not items:
+        console.print(Text("Sources: none", style="dim"))
+        return
+    console.print(Text("Sources:", style="bold"))
+    for item in items:
+        label = f"{item['document_name']}, {item['pages']}" if item.get("pages") else item[
+            "document_name"
+        ]
+        console.print(Text(f"  - {label}"))
+
+
+def _stats_line(data: dict[str, Any]) -> str:
+    stages = ", ".join(f"{k} {v:.2f}s" for k, v in (data.get("stages") or {}).items())
+    return (
+        f"{data.get('llm_calls', 0)} LLM calls, {data.get('tool_calls', 0)} tool calls, "
+        f"{data.get('tokens_in', 0)} tokens in / {data.get('tokens_out', 0)} out, "
+        f"{data.get('wall_seconds', 0):.2f}s ({stages})"
+    )
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question.")],
+    thread: Annotated[
+        str | None, typer.Option("--thread", "-t", help="Continue this conversation.")
+    ] = None,
+    verbose: Verbose = False,
+    collection: Collection = None,
+    data_dir: DataDir = None,
+    llm: Llm = None,
+) -> None:
+    """Ask one question; the answer streams, then its Sources and the thread id."""
+    from archivist.agent.service import agent_service
+
+    with _user_errors(), open_library_from_cli(data_dir, collection, llm=llm) as library:
+        service = agent_service(library)
+        status, thread_id = render(service.stream(question, thread, collection), verbose)
+    hint = " (reply with --thread to answer)" if status == "clarification" else ""
+    console.print(Text(f"thread: {thread_id}{hint}", style="dim"))
+    if status == "retrieval_only":
+        raise typer.Exit(EXIT_DEGRADED)
+
+
+def chat(
+    verbose: Verbose = False,
+    collection: Collection = None,
+    data_dir: DataDir = None,
+    llm: Llm = None,
+    thread: Annotated[
+        str | None, typer.Option("--thread", "-t", help="Continue this conversation.")
+    ] = None,
+) -> None:
+    """An interactive conversation: /new starts a new one, /exit (or Ctrl-D) quits."""
+    from archivist.agent.service import agent_service
+
+    with _user_errors(), open_library_from_cli(data_dir, collection, llm=llm) as library:
+        service = agent_service(library)
+        console.print(Text("Ask about your documents. /new starts over, /exit quits.", "dim"))
+        while True:
+            try:
+                line = console.input("[bold]> [/bold]").strip()
+            except (EOFError, KeyboardInterrupt):
+                console.print()
+                break
+            if not line:
+                continue
+            if line in ("/exit", "/quit"):
+                break
+            if line == "/new":
+                thread = None
+                console.print(Text("new conversation", style="dim"))
+                continue
+            _, thread = render(service.stream(line, thread, collection), verbose)
+            console.print()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``ask`` and ``chat`` to the main CLI."""
+    app.command("ask")(ask)
+    app.command("chat")(chat)
