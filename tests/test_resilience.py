@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
@@ -263,6 +264,36 @@ def test_stream_retries_before_the_first_chunk(fake_openai: tuple[FakeOpenAI, st
     assert "".join(str(c.content) for c in chunks) == "hello from the server"
 
 
+class TokenCounter(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+
+    def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+        self.tokens.append(token)
+
+
+def test_stream_reports_each_token_once(fake_openai: tuple[FakeOpenAI, str]) -> None:
+    state, url = fake_openai
+    state.failures = [503]
+    counter = TokenCounter()
+    list(_model(url, Recorder()).stream("hi", config={"callbacks": [counter]}))
+    assert "".join(counter.tokens) == "hello from the server"
+    assert [t for t in counter.tokens if t] == ["hello ", "from ", "the ", "server"]
+
+
+def test_async_stream_reports_each_token_once(fake_openai: tuple[FakeOpenAI, str]) -> None:
+    _, url = fake_openai
+    counter = TokenCounter()
+
+    async def collect() -> list[Any]:
+        model = _model(url, Recorder())
+        return [c async for c in model.astream("hi", config={"callbacks": [counter]})]
+
+    chunks = asyncio.run(collect())
+    assert "".join(str(c.content) for c in chunks) == "hello from the server"
+    assert [t for t in counter.tokens if t] == ["hello ", "from ", "the ", "server"]
+
+
 def test_stream_is_not_retried_after_a_chunk(fake_openai: tuple[FakeOpenAI, str]) -> None:
     state, url = fake_openai
     state.cut_stream_after_first_chunk = True
@@ -394,3 +425,15 @@ def test_with_backoff_wraps_any_chat_model() -> None:
     model = with_backoff(ScriptedChatModel(script=["scripted reply"]), Settings(llm="scripted"))
     assert model.invoke("hi").content == "scripted reply"
     assert model.max_retries == 3
+
+
+@pytest.mark.parametrize("method", ["json_schema", "function_calling", "json_mode"])
+@pytest.mark.parametrize("include_raw", [False, True])
+def test_ollama_structured_output_is_routed_through_the_wrapper(
+    caplog: pytest.LogCaptureFixture, method: str, include_raw: bool
+) -> None:
+    model = make_chat_model(Settings(llm="ollama:qwen3:4b"))
+    with caplog.at_level("WARNING", logger="archivist.resilience"):
+        model.with_structured_output(Weather, method=method, include_raw=include_raw)
+        model.bind_tools([Weather])
+    assert "not retried" not in caplog.text

@@ -271,9 +271,9 @@ class RetryingChatModel(BaseChatModel):
         for attempt in range(attempts):
             yielded = False
             try:
-                for chunk in self.inner._stream(
-                    messages, stop=stop, run_manager=run_manager, **kwargs
-                ):
+                # run_manager stays here: BaseChatModel.stream reports each chunk we yield,
+                # so passing it down would report every token twice.
+                for chunk in self.inner._stream(messages, stop=stop, **kwargs):
                     yielded = True
                     yield chunk
                 return
@@ -295,9 +295,7 @@ class RetryingChatModel(BaseChatModel):
         for attempt in range(attempts):
             yielded = False
             try:
-                async for chunk in self.inner._astream(
-                    messages, stop=stop, run_manager=run_manager, **kwargs
-                ):
+                async for chunk in self.inner._astream(messages, stop=stop, **kwargs):
                     yielded = True
                     yield chunk
                 return
