@@ -69,6 +69,8 @@ class AgentService:
         path = self.settings.conversations_path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(str(path), check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")  # checkpoints are written every step
+        self._conn.execute("PRAGMA synchronous=NORMAL")
         self.checkpointer = SqliteSaver(self._conn)
         self.checkpointer.setup()
 
