@@ -1,0 +1,99 @@
+"""``archivist serve`` (HTTP API + web UI in one process) and ``archivist mcp`` (stdio)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from archivist.app._common import (
+    EXIT_ERROR,
+    EXIT_USAGE,
+    console,
+    err_console,
+    fail,
+    quiet_libraries,
+    settings_from_cli,
+)
+from archivist.types import ArchivistError
+
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Library folder (default ./.archivist or ARCHIVIST_DATA_DIR)."),
+]
+CollectionOption = Annotated[
+    str | None, typer.Option("--collection", "-c", help="Knowledge base (default 'default').")
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0 picks a free one), or one clear error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_USAGE)
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` and ``mcp`` to the CLI."""
+
+    @app.command()
+    def serve(
+        host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")
+                        ] = None,
+        port: Annotated[int | None, typer.Option(min=0, max=65535,
+                                                 help="Port (default 8000; 0 = any free).")
+                        ] = None,
+        data_dir: DataDirOption = None,
+        collection: CollectionOption = None,
+    ) -> None:
+        """Serve the HTTP API, the OpenAI-compatible endpoint and the web UI."""
+        import uvicorn
+
+        from archivist.app.api import create_app
+
+        quiet_libraries()
+        settings = settings_from_cli(host=host, port=port, data_dir=data_dir,
+                                     collection=collection)
+        try:
+            api = create_app(settings)
+        except ArchivistError as exc:
+            fail(str(exc), EXIT_ERROR)
+        except RuntimeError as exc:  # embedded Qdrant already open in another process
+            fail(f"cannot open the library in {settings.data_dir}: {exc}", EXIT_ERROR)
+        sock = bind(settings.host, settings.port)
+        bound_port = sock.getsockname()[1]
+        shown = f"[{settings.host}]" if ":" in settings.host else settings.host
+        url = f"http://{shown}:{bound_port}"
+        console.print(f"Archivist listening on {url}  (web UI {url}/ui · API docs {url}/docs)")
+        if settings.host not in LOCAL_HOSTS and not settings.api_key_list:
+            err_console.print(
+                "[yellow]warning:[/yellow] listening beyond localhost with no API keys; "
+                "set ARCHIVIST_API_KEYS to require them"
+            )
+        server = uvicorn.Server(uvicorn.Config(api, log_level="warning", timeout_keep_alive=30))
+        server.run(sockets=[sock])
+
+    @app.command()
+    def mcp(data_dir: DataDirOption = None, collection: CollectionOption = None) -> None:
+        """Serve MCP over stdio (search_documents, ask, list_documents) for AI assistants."""
+        from archivist.app.mcp_server import run_stdio
+
+        quiet_libraries()
+        settings = settings_from_cli(data_dir=data_dir, collection=collection)
+        try:
+            run_stdio(settings)
+        except ArchivistError as exc:
+            fail(str(exc), EXIT_ERROR)
+        except RuntimeError as exc:  # embedded Qdrant already open in another process
+            fail(f"cannot open the library in {settings.data_dir}: {exc}", EXIT_ERROR)

@@ -1,0 +1,164 @@
+"""The MCP server (stdio): ``search_documents``, ``ask`` and ``list_documents`` for AI assistants.
+
+Run it with ``archivist mcp``; an assistant (Claude Desktop, an IDE, any MCP client) starts
+it as a subprocess and talks JSON-RPC over stdin/stdout, so nothing but protocol messages
+may go to stdout (logs go to stderr). Like every interface it only talks to the ``Library``.
+
+Embedded Qdrant allows one process per data directory: while ``archivist serve`` holds a
+library, point the MCP server at a Qdrant server (``ARCHIVIST_QDRANT_URL``) or another
+data directory.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from archivist.agent.service import agent_service
+from archivist.library import Library
+from archivist.settings import Settings
+
+log = logging.getLogger(__name__)
+
+try:  # mcp >= 2
+    from mcp.server.mcpserver import MCPServer as _Server
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef]
+
+INSTRUCTIONS = (
+    "Archivist answers questions about the user's own documents (PDF, Markdown, text, HTML, "
+    "Word) with citations to document and pages. Use list_documents to see what is there, "
+    "search_documents for raw passages, and ask for a researched, cited answer. If ask "
+    "returns status 'clarification', put its question to the user and call ask again with "
+    "their reply and the same thread_id."
+)
+
+
+class Passage(BaseModel):
+    """One matching chunk of a document."""
+
+    document: str = Field(description="The document's file name.")
+    document_id: str
+    pages: str = Field(description="'p. 3' or 'pp. 3-5'; empty for page-less formats.")
+    section: str = Field(description="The heading path, 'Chapter > Section'.")
+    text: str
+    score: float
+
+
+class SearchResult(BaseModel):
+    """Passages matching a query, best first."""
+
+    query: str
+    passages: list[Passage]
+
+
+class Citation(BaseModel):
+    """A cited source."""
+
+    document: str
+    document_id: str
+    pages: str
+
+
+class AskResult(BaseModel):
+    """A researched answer (or a clarification question) with its sources."""
+
+    answer: str = Field(description="The answer, or the question to put to the user.")
+    status: str = Field(description="answered, clarification or retrieval_only.")
+    sources: list[Citation]
+    thread_id: str = Field(description="Pass it back to continue this conversation.")
+
+
+class DocumentInfo(BaseModel):
+    """One document in the library."""
+
+    document_id: str
+    name: str
+    pages: int
+    chunks: int
+    added_at: str
+
+
+class DocumentListing(BaseModel):
+    """The documents of a collection."""
+
+    collection: str
+    documents: list[DocumentInfo]
+
+
+def build_server(library: Library) -> Any:
+    """An MCP server with Archivist's three tools, all backed by ``library``."""
+    server = _Server("archivist", instructions=INSTRUCTIONS)
+
+    @server.tool()
+    def search_documents(
+        query: Annotated[str, Field(min_length=1, description="What to look for.")],
+        k: Annotated[int, Field(ge=1, le=50, description="How many passages.")] = 5,
+        collection: Annotated[str | None, Field(description="Collection; default the "
+                                                "library's.")] = None,
+    ) -> SearchResult:
+        """Search the documents: the best matching passages with document, pages, section."""
+        hits = library.search(query, k=k, collection=collection)
+        return SearchResult(query=query, passages=[
+            Passage(document=h.document_name, document_id=h.document_id, pages=h.pages,
+                    section=" > ".join(h.heading_path), text=h.text, score=h.score)
+            for h in hits
+        ])
+
+    @server.tool()
+    def ask(
+        question: Annotated[str, Field(min_length=1, description="A question, or the reply "
+                                       "to a clarification.")],
+        thread_id: Annotated[str | None, Field(description="Continue this conversation "
+                                               "(from an earlier answer).")] = None,
+        collection: Annotated[str | None, Field(description="Collection; default the "
+                                                "library's.")] = None,
+    ) -> AskResult:
+        """Ask Archivist's research agent; the answer cites documents and pages."""
+        result = agent_service(library).ask(question, thread_id, collection)
+        answer = result.clarification if result.status == "clarification" else result.answer
+        return AskResult(
+            answer=answer or "",
+            status=result.status,
+            thread_id=result.thread_id,
+            sources=[Citation(document=s.document_name, document_id=s.document_id,
+                              pages=s.pages) for s in result.sources],
+        )
+
+    @server.tool()
+    def list_documents(
+        collection: Annotated[str | None, Field(description="Collection; default the "
+                                                "library's.")] = None,
+    ) -> DocumentListing:
+        """List the documents Archivist can search."""
+        name = collection or library.settings.collection
+        return DocumentListing(collection=name, documents=[
+            DocumentInfo(document_id=d.document_id, name=d.name, pages=d.page_count,
+                         chunks=d.child_count, added_at=d.added_at)
+            for d in library.list(name)
+        ])
+
+    return server
+
+
+def run_stdio(settings: Settings) -> None:
+    """Serve MCP over stdin/stdout until the client closes the pipe."""
+    with Library(settings) as library:
+        for repair in library.repairs:
+            log.warning("repaired: %s", repair)
+        build_server(library).run("stdio")
+
+
+def main() -> None:
+    """``python -m archivist.app.mcp_server``: the MCP server with settings from the env."""
+    from archivist.app._common import quiet_libraries
+    from archivist.settings import load_settings
+
+    quiet_libraries()
+    run_stdio(load_settings())
+
+
+if __name__ == "__main__":
+    main()

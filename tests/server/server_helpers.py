@@ -1,0 +1,82 @@
+"""Helpers shared by the server tests (documents, the clarifying model, SSE parsing)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from archivist.agent.state import QuestionAnalysis
+from archivist.testing import CallInfo, ScriptedChatModel
+
+FILLER = (
+    " Keep this page with the device. Service notes are written in the log book after each "
+    "visit, with the date and the name of the technician who did the work."
+)
+ZEPHYR_PAGES = [
+    "Zephyr Pump Manual\n\nThis manual covers the Zephyr pump, a compact water pump for "
+    "greenhouses. Read it before first use." + FILLER * 4,
+    "Calibration\n\nThe Zephyr pump must be calibrated every 90 days. Calibration uses the "
+    "blue valve on the left side and takes about ten minutes." + FILLER * 4,
+    "Safety and warranty\n\nNever run the Zephyr pump dry. The Zephyr warranty lasts five "
+    "years from the date of purchase." + FILLER * 4,
+]
+ORCHARD_MD = (
+    "# Orchard notes\n\n## Pruning\n\nThe Honeycrisp apple trees are pruned in late February, "
+    "before the buds open. Pruning removes crossing branches.\n\n## Harvest\n\nHoneycrisp "
+    "apples are harvested in September when the seeds turn brown.\n"
+)
+CLARIFY_QUESTION = "Which device do you mean?"
+
+
+def make_pdf(path: Path, pages: list[str]) -> Path:
+    """A real PDF with one text block per page (reportlab)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    for page in pages:
+        title, _, body = page.partition("\n\n")
+        pdf.setFont("Helvetica-Bold", 18)
+        pdf.drawString(72, 770, title)
+        pdf.setFont("Helvetica", 11)
+        text = pdf.beginText(72, 740)
+        words, line = body.split(), ""
+        for word in words:
+            if len(line) + len(word) > 85:
+                text.textLine(line)
+                line = ""
+            line += word + " "
+        text.textLine(line)
+        pdf.drawText(text)
+        pdf.showPage()
+    pdf.save()
+    return path
+
+
+def clarifying_model() -> ScriptedChatModel:
+    """The scripted model, told to ask back when a question says 'it' with no referent."""
+
+    def ask_back(_messages: list[Any], info: CallInfo) -> QuestionAnalysis | None:
+        if info.schema is QuestionAnalysis and "clarification:" not in info.question:
+            words = info.question.lower().rstrip("?").split()
+            if "it" in words:
+                return QuestionAnalysis(is_clear=False, clarification_question=CLARIFY_QUESTION)
+        return None
+
+    return ScriptedChatModel(rules=[ask_back])
+
+
+def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """``(event, data)`` pairs of an SSE body."""
+    out = []
+    for frame in text.strip().split("\n\n"):
+        name, data = "message", ""
+        for line in frame.splitlines():
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data += line[5:].strip()
+        if data:
+            out.append((name, json.loads(data)))
+    return out
