@@ -250,6 +250,8 @@ def test_memory_folds_old_turns_into_a_summary_only_when_the_window_overflows(ma
     assert folds == [0, 0, 0, 1, 0, 1]
     history = service.history(thread)
     assert history[0]["role"] == "summary"
+    last_analysis = [c for c in llm.calls if c.schema][-1]
+    assert f"Conversation summary: {history[0]['content']}" in last_analysis.text
     assert [h["role"] for h in history[1:]] == ["user", "assistant", "user", "assistant"]
     assert "Update PostgreSQL?" in history[1]["content"]
     assert "Node.js" in history[-2]["content"]

@@ -73,6 +73,7 @@ class AgentService:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self.checkpointer = SqliteSaver(self._conn)
         self.checkpointer.setup()
+        self._tracing = _tracing_callbacks(self.settings)
 
     # --- wiring ------------------------------------------------------------------------
     @property
@@ -101,11 +102,10 @@ class AgentService:
         """A fresh conversation id."""
         return uuid.uuid4().hex
 
-    @staticmethod
-    def _config(thread_id: str, stats: TurnStats | None = None) -> dict[str, Any]:
+    def _config(self, thread_id: str, stats: TurnStats | None = None) -> dict[str, Any]:
         config: dict[str, Any] = {"configurable": {"thread_id": thread_id}, "recursion_limit": 200}
         if stats is not None:
-            config["callbacks"] = [stats.counter]
+            config["callbacks"] = [stats.counter, *self._tracing]
         return config
 
     def pending_clarification(self, thread_id: str, collection: str | None = None) -> str | None:
@@ -249,6 +249,15 @@ class AgentService:
         with self._lock:
             self._graphs.clear()
             self._conn.close()
+
+
+def _tracing_callbacks(settings: Settings) -> list[Any]:
+    """Tracing handlers (OpenTelemetry, Langfuse) when configured; none otherwise."""
+    try:
+        from archivist.observability import tracing_callbacks
+    except ImportError:  # the observability module is optional
+        return []
+    return list(tracing_callbacks(settings))
 
 
 def agent_service(library: Library) -> AgentService:
