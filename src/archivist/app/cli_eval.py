@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -38,9 +39,9 @@ def eval_errors() -> Iterator[None]:
     try:
         yield
     except DatasetError as exc:
-        fail(str(exc), EXIT_USAGE)
+        fail(escape(str(exc)), EXIT_USAGE)
     except ArchivistError as exc:
-        fail(str(exc), EXIT_ERROR)
+        fail(escape(str(exc)), EXIT_ERROR)
 
 
 def _progress() -> Progress:
@@ -93,7 +94,7 @@ def retrieval(
     modes = list(dict.fromkeys(mode or _MODES))
     unknown = [m for m in modes if m not in _MODES]
     if unknown:
-        fail(f"unknown mode '{unknown[0]}' (use bm25, dense or hybrid)", EXIT_USAGE)
+        fail(escape(f"unknown mode '{unknown[0]}' (use bm25, dense or hybrid)"), EXIT_USAGE)
     with eval_errors():
         dataset = load_beir(beir)
         with open_library_from_cli(data_dir) as library, _progress() as progress:
@@ -120,10 +121,103 @@ def retrieval(
                 console.print(f"wrote {path}")
 
 
+def answers(
+    dataset: Annotated[
+        Path,
+        typer.Argument(help="Curated JSON/JSONL, FinanceBench JSON/JSONL, or a BEIR folder."),
+    ],
+    collection: Annotated[
+        str | None,
+        typer.Option("--collection", "-c", help="Collection to ask (BEIR default: beir_<folder>)."),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option("--judge", help="provider:model for RAGAS scores (needs archivist[ragas])."),
+    ] = None,
+    out: Out = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N items.")
+    ] = None,
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", help="An earlier answers_report.json.")
+    ] = None,
+    tolerance: Annotated[
+        float, typer.Option("--tolerance", min=0.0, help="Allowed drop per metric vs baseline.")
+    ] = 0.02,
+    data_dir: DataDir = None,
+) -> None:
+    """Ask the agent every question (fresh conversation each) and score the answers.
+
+    Resumable: finished items are kept in OUT/answers.jsonl and skipped on a rerun.
+    Exits 1 when a metric fell more than --tolerance below --baseline.
+    """
+    from archivist.evaluation.answers import run_answers, summarize
+    from archivist.evaluation.answers_report import compare_to_baseline, write_answers_report
+    from archivist.evaluation.beir import collection_for, ingest_corpus, load_beir
+    from archivist.evaluation.qa_datasets import load_qa_dataset
+
+    out_dir = out or Path("eval-results") / dataset.stem
+    with eval_errors():
+        items = load_qa_dataset(dataset)
+        if baseline is not None and not baseline.is_file():
+            fail(escape(f"missing file: {baseline}"), EXIT_USAGE)
+        with open_library_from_cli(data_dir) as library, _progress() as progress:
+            target = collection
+            if dataset.is_dir():
+                beir = load_beir(dataset)
+                target = collection or collection_for(beir)
+                update = _stage_updater(progress)
+                ingest_corpus(
+                    library, beir, target, lambda p: update("ingest", p.files_done, p.files_total)
+                )
+            judge_fn = None
+            if judge:
+                from archivist.evaluation.ragas_judge import make_ragas_judge
+
+                judge_fn = make_ragas_judge(library.settings, judge)
+            task = progress.add_task("answers", total=min(len(items), limit or len(items)))
+            records = run_answers(
+                library,
+                items,
+                out_dir,
+                collection=target,
+                limit=limit,
+                progress=lambda done, total, _r: progress.update(task, completed=done, total=total),
+                judge=judge_fn,
+            )
+            summary = summarize(dataset.name, target or library.settings.collection, records)
+        table = Table(title=f"{summary.dataset}: {summary.items} items")
+        table.add_column("metric")
+        table.add_column("mean", justify="right")
+        table.add_column("items", justify="right")
+        for name, value in {**summary.metrics, **summary.judge}.items():
+            table.add_row(name, f"{value:.4f}", str(summary.counts.get(name, summary.answered)))
+        console.print(table)
+        console.print(
+            f"LLM calls {summary.costs['llm_calls_total']:g} · tokens in "
+            f"{summary.costs['tokens_in_total']:g} / out {summary.costs['tokens_out_total']:g} · "
+            f"{summary.costs['wall_seconds_mean']:.2f} s per item · errors {summary.errors}"
+        )
+        for path in write_answers_report(summary, records, out_dir):
+            console.print(f"wrote {path}")
+        if baseline is not None:
+            regressions, skipped = compare_to_baseline(summary, baseline, tolerance)
+            if skipped:
+                console.print(
+                    f"[yellow]not compared[/yellow] (not measured now): {', '.join(skipped)}"
+                )
+            if regressions:
+                for regression in regressions:
+                    err_console.print(f"[red]regression[/red] {regression}")
+                raise typer.Exit(EXIT_ERROR)
+            console.print(f"no metric fell more than {tolerance:g} below the baseline")
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``eval`` command group to the ``archivist`` app."""
     group = typer.Typer(
         name="eval", help="Measure retrieval and answer quality.", no_args_is_help=True
     )
     group.command("retrieval")(retrieval)
+    group.command("answers")(answers)
     app.add_typer(group, name="eval")

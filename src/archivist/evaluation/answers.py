@@ -1,0 +1,243 @@
+"""Run the agent on a QA dataset and score each answer; resumable through ``answers.jsonl``.
+
+Each item is asked in a fresh conversation. What the agent actually read is captured from
+the tool calls themselves (a callback on ``on_tool_end``: the text the model was shown and
+the evidence records behind it), so scores reflect the contexts used, not a re-search.
+Every finished item is appended to ``OUT/answers.jsonl`` at once; a rerun skips the items
+already there, so an interrupted evaluation continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from archivist.evaluation.metrics import mean
+from archivist.evaluation.qa_datasets import QAItem
+from archivist.evaluation.qa_metrics import (
+    document_recall,
+    exact_match,
+    page_recall,
+    phrase_recall,
+    token_f1,
+)
+from archivist.observability import attach_callbacks
+
+if TYPE_CHECKING:
+    from archivist.library import Library
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "ANSWER_METRICS",
+    "AnswersSummary",
+    "ContextCollector",
+    "load_finished",
+    "run_answers",
+    "score_item",
+    "summarize",
+]
+
+ANSWER_METRICS = (
+    "exact_match",
+    "f1",
+    "gold_doc_recall_cited",
+    "gold_doc_recall_retrieved",
+    "gold_page_recall_cited",
+    "supporting_recall",
+    "context_phrase_recall",
+)
+COST_FIELDS = ("llm_calls", "tokens_in", "tokens_out", "llm_seconds", "wall_seconds")
+
+ItemProgress = Callable[[int, int, dict[str, Any]], None]
+"""``progress(done, total, record)`` after each item (skipped ones count as done)."""
+
+
+class ContextCollector(BaseCallbackHandler):
+    """Records every tool result of a run: the text shown to the model and its evidence."""
+
+    raise_error = True
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._started: dict[UUID, tuple[str, str]] = {}
+        self.contexts: list[dict[str, Any]] = []
+
+    def on_tool_start(
+        self, serialized: dict[str, Any] | None, input_str: str, *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        """Remember the tool's name and input."""
+        name = kwargs.get("name") or (serialized or {}).get("name") or "tool"
+        with self._lock:
+            self._started[run_id] = (str(name), str(input_str))
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Keep the tool's text and evidence (a ``ToolMessage`` with an artifact)."""
+        text = getattr(output, "content", output)
+        artifact = getattr(output, "artifact", None)
+        with self._lock:
+            name, query = self._started.pop(run_id, ("tool", ""))
+            self.contexts.append(
+                {
+                    "tool": name,
+                    "input": query,
+                    "text": text if isinstance(text, str) else json.dumps(text, default=str),
+                    "evidence": [dict(e) for e in artifact] if isinstance(artifact, list) else [],
+                }
+            )
+
+
+def score_item(
+    item: QAItem, answer: str, sources: Sequence[dict[str, Any]], contexts: Sequence[dict[str, Any]]
+) -> dict[str, float | None]:
+    """Every answer metric of one item (``None`` where the item has no gold data for it)."""
+    evidence = [e for c in contexts for e in c.get("evidence", [])]
+    retrieved = [str(e.get("document_name", "")) for e in evidence]
+    cited = [str(s.get("document_name", "")) for s in sources]
+    spans = [
+        (str(s.get("document_name", "")), s.get("page_start"), s.get("page_end")) for s in sources
+    ]
+    texts = [str(c.get("text", "")) for c in contexts]
+    gold = item.gold_documents
+    return {
+        "exact_match": exact_match(answer, item.references),
+        "f1": token_f1(answer, item.references),
+        "gold_doc_recall_cited": document_recall(gold, cited),
+        "gold_doc_recall_retrieved": document_recall(gold, retrieved),
+        "gold_page_recall_cited": page_recall(item.gold_pages, spans),
+        "supporting_recall": document_recall(gold, retrieved) if item.supporting_passages else None,
+        "context_phrase_recall": phrase_recall(item.context_phrases, texts),
+    }
+
+
+def load_finished(path: Path) -> dict[str, dict[str, Any]]:
+    """Records already in ``answers.jsonl`` by item id; a torn last line is dropped."""
+    if not path.is_file():
+        return {}
+    finished: dict[str, dict[str, Any]] = {}
+    good_lines: list[str] = []
+    torn = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            torn = True
+            continue
+        finished[str(record["item_id"])] = record
+        good_lines.append(line)
+    if torn:
+        log.warning("dropped an unfinished line from %s", path)
+        path.write_text("".join(f"{line}\n" for line in good_lines), encoding="utf-8")
+    return finished
+
+
+@dataclass
+class AnswersSummary:
+    """Averages over the items, the costs, and how many items ran or failed."""
+
+    dataset: str
+    collection: str
+    items: int
+    answered: int
+    errors: int
+    metrics: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    costs: dict[str, float] = field(default_factory=dict)
+    judge: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return asdict(self)
+
+
+def summarize(dataset: str, collection: str, records: Sequence[dict[str, Any]]) -> AnswersSummary:
+    """Average every metric over the items that define it; sum and average the costs."""
+    ok = [r for r in records if not r.get("error")]
+    summary = AnswersSummary(dataset, collection, len(records), len(ok), len(records) - len(ok))
+    for name in ANSWER_METRICS:
+        values = [r["scores"].get(name) for r in ok]
+        defined = [v for v in values if v is not None]
+        if defined:
+            summary.metrics[name] = mean(defined)
+            summary.counts[name] = len(defined)
+    for name in COST_FIELDS:
+        values = [float(r.get("stats", {}).get(name, 0) or 0) for r in ok]
+        summary.costs[f"{name}_total"] = round(sum(values), 4)
+        summary.costs[f"{name}_mean"] = round(mean(values), 4) if values else 0.0
+    judged = [r.get("judge") or {} for r in ok]
+    for name in sorted({k for j in judged for k in j}):
+        summary.judge[name] = mean(j.get(name) for j in judged)
+    return summary
+
+
+def _ask(library: Library, item: QAItem, collection: str | None) -> dict[str, Any]:
+    from archivist.agent.service import agent_service
+
+    service = agent_service(library)
+    collector = ContextCollector()
+    started = time.perf_counter()
+    with attach_callbacks([collector]):
+        result = service.ask(
+            item.question, thread_id=service.new_thread_id(), collection=collection
+        )
+    sources = [asdict(s) for s in result.sources]
+    record: dict[str, Any] = {
+        "item_id": item.item_id,
+        "question": item.question,
+        "references": item.references,
+        "answer": result.answer,
+        "status": result.status,
+        "confidence": result.confidence,
+        "error": result.error,
+        "sources": sources,
+        "contexts": collector.contexts,
+        "steps": result.steps,
+        "stats": {**result.stats, "eval_seconds": round(time.perf_counter() - started, 4)},
+        "scores": score_item(item, result.answer, sources, collector.contexts),
+    }
+    return record
+
+
+def run_answers(
+    library: Library,
+    items: Sequence[QAItem],
+    out_dir: Path,
+    collection: str | None = None,
+    limit: int | None = None,
+    progress: ItemProgress | None = None,
+    judge: Callable[[QAItem, dict[str, Any]], dict[str, float]] | None = None,
+) -> list[dict[str, Any]]:
+    """Answer and score the first ``limit`` items, skipping those already in the output.
+
+    Returns every record of the selected items (earlier runs' included), in dataset order.
+    An exception stops the run; the items finished so far are kept for the next one.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "answers.jsonl"
+    finished = load_finished(path)
+    selected = list(items)[:limit]
+    records: list[dict[str, Any]] = []
+    with path.open("a", encoding="utf-8") as handle:
+        for done, item in enumerate(selected, start=1):
+            record = finished.get(item.item_id)
+            if record is None or record.get("error"):  # failed items are retried
+                record = _ask(library, item, collection)
+                if judge is not None and not record["error"]:
+                    record["judge"] = judge(item, record)
+                handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                handle.flush()
+            records.append(record)
+            if progress:
+                progress(done, len(selected), record)
+    return records

@@ -1,0 +1,122 @@
+"""Question-answering datasets for ``archivist eval answers``, in three common shapes.
+
+* **Curated** items (a JSON list or JSONL): ``{question, reference, context_phrases,
+  source}``; ``reference`` may be a string or a list, ``source`` a document name or a list.
+* **BEIR folder** whose ``queries.jsonl`` carries answers (HotpotQA: ``answers`` at the top
+  level; ``metadata.answer(s)`` also works). The qrels give the supporting passages (gold
+  documents, named by corpus ``_id``).
+* **FinanceBench** items (JSON list or JSONL): ``{financebench_id, question, answer,
+  evidence: [{doc_name, evidence_page_num, evidence_text}]}``. FinanceBench numbers pages
+  from 0; Archivist from 1, so a gold page is ``evidence_page_num + 1``. ``doc_name`` has no
+  extension (``3M_2018_10K``) and matches a catalog name by its stem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from archivist.evaluation.beir import DatasetError, load_beir
+
+__all__ = ["QAItem", "load_qa_dataset"]
+
+
+@dataclass
+class QAItem:
+    """One question with whatever gold data its dataset has (empty lists: not scored)."""
+
+    item_id: str
+    question: str
+    references: list[str] = field(default_factory=list)
+    context_phrases: list[str] = field(default_factory=list)
+    gold_documents: list[str] = field(default_factory=list)
+    gold_pages: list[tuple[str, int]] = field(default_factory=list)
+    evidence_texts: list[str] = field(default_factory=list)
+    supporting_passages: bool = False  # gold documents are BEIR passages (HotpotQA)
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value if v is not None and str(v) != ""]
+    return [str(value)]
+
+
+def _read_items(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8")
+    rows: Any
+    if path.suffix.lower() == ".jsonl":
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+        rows = data.get("items", data.get("data")) if isinstance(data, dict) else data
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise DatasetError(f"{path}: expected a list of question objects")
+    return rows
+
+
+def _item(row: dict[str, Any], index: int, path: Path) -> QAItem:
+    question = str(row.get("question") or row.get("query") or "").strip()
+    if not question:
+        raise DatasetError(f"{path}: item {index + 1} has no 'question'")
+    item_id = str(row.get("id") or row.get("financebench_id") or row.get("_id") or index)
+    evidence = row.get("evidence")
+    if isinstance(evidence, list) and evidence and isinstance(evidence[0], dict):
+        pages: list[tuple[str, int]] = []
+        docs: list[str] = []
+        texts: list[str] = []
+        for ev in evidence:
+            doc = str(ev.get("doc_name") or row.get("doc_name") or "")
+            if doc and doc not in docs:
+                docs.append(doc)
+            if doc and isinstance(ev.get("evidence_page_num"), int):
+                pages.append((doc, int(ev["evidence_page_num"]) + 1))
+            if ev.get("evidence_text"):
+                texts.append(str(ev["evidence_text"]))
+        return QAItem(item_id, question, _as_list(row.get("answer")), [], docs, pages, texts)
+    references = _as_list(row.get("reference", row.get("answer", row.get("answers"))))
+    return QAItem(
+        item_id,
+        question,
+        references,
+        _as_list(row.get("context_phrases")),
+        _as_list(row.get("source", row.get("sources"))),
+    )
+
+
+def load_qa_dataset(path: Path | str) -> list[QAItem]:
+    """Load a curated, BEIR or FinanceBench dataset; raises ``DatasetError`` on bad input."""
+    source = Path(path)
+    if source.is_dir():
+        beir = load_beir(source)
+        items = []
+        for query in beir.queries.values():
+            gold = sorted(d for d, g in beir.qrels.get(query.query_id, {}).items() if g > 0)
+            items.append(
+                QAItem(
+                    query.query_id, query.text, query.answers, [], gold, supporting_passages=True
+                )
+            )
+        return items
+    if not source.is_file():
+        raise DatasetError(f"missing file: {source}")
+    items = [_item(row, i, source) for i, row in enumerate(_read_items(source))]
+    seen: set[str] = set()
+    for item in items:
+        if item.item_id in seen:
+            raise DatasetError(f"{source}: duplicate item id '{item.item_id}'")
+        seen.add(item.item_id)
+    return items

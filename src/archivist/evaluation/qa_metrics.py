@@ -1,0 +1,106 @@
+"""Answer and evidence scores: SQuAD exact match / token F1, gold-document, page, phrase recall.
+
+Every function returns ``None`` when the item has no gold data for it, so the average
+skips it (see :func:`archivist.evaluation.metrics.mean`).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import PurePath
+
+__all__ = [
+    "document_recall",
+    "exact_match",
+    "normalize_answer",
+    "page_recall",
+    "phrase_recall",
+    "same_document",
+    "token_f1",
+]
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, references: Iterable[str]) -> float | None:
+    """1.0 when the normalised answer equals any normalised reference."""
+    refs = [normalize_answer(r) for r in references]
+    if not refs:
+        return None
+    return float(normalize_answer(prediction) in refs)
+
+
+def _f1(prediction: str, reference: str) -> float:
+    pred, gold = normalize_answer(prediction).split(), normalize_answer(reference).split()
+    if not pred or not gold:
+        return float(pred == gold)
+    common = sum((Counter(pred) & Counter(gold)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def token_f1(prediction: str, references: Iterable[str]) -> float | None:
+    """SQuAD token F1 against the best-matching reference."""
+    refs = list(references)
+    if not refs:
+        return None
+    return max(_f1(prediction, r) for r in refs)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def phrase_recall(phrases: Iterable[str], contexts: Iterable[str]) -> float | None:
+    """Share of phrases found (case- and whitespace-insensitive) in the texts the agent read."""
+    wanted = [_squash(p) for p in phrases if p.strip()]
+    if not wanted:
+        return None
+    haystack = "\n".join(_squash(c) for c in contexts)
+    return sum(p in haystack for p in wanted) / len(wanted)
+
+
+def same_document(gold: str, name: str) -> bool:
+    """A gold name matches a catalog name exactly, or by stem (``10K`` = ``10K.pdf``)."""
+    if gold == name:
+        return True
+    return PurePath(gold).stem.lower() == PurePath(name).stem.lower()
+
+
+def document_recall(gold: Iterable[str], found: Iterable[str]) -> float | None:
+    """Share of gold documents among ``found`` (names)."""
+    gold_list = list(dict.fromkeys(gold))
+    if not gold_list:
+        return None
+    names = list(found)
+    return sum(any(same_document(g, n) for n in names) for g in gold_list) / len(gold_list)
+
+
+def page_recall(
+    gold: Iterable[tuple[str, int]], found: Iterable[tuple[str, int | None, int | None]]
+) -> float | None:
+    """Share of gold ``(document, page)`` pairs inside a found ``(document, start, end)``."""
+    gold_list = list(dict.fromkeys(gold))
+    if not gold_list:
+        return None
+    spans = list(found)
+
+    def covered(doc: str, page: int) -> bool:
+        return any(
+            same_document(doc, name) and start is not None and start <= page <= (end or start)
+            for name, start, end in spans
+        )
+
+    return sum(covered(d, p) for d, p in gold_list) / len(gold_list)
