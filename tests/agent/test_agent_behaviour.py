@@ -255,3 +255,11 @@ def test_memory_folds_old_turns_into_a_summary_only_when_the_window_overflows(ma
     assert [h["role"] for h in history[1:]] == ["user", "assistant", "user", "assistant"]
     assert "Update PostgreSQL?" in history[1]["content"]
     assert "Node.js" in history[-2]["content"]
+
+
+def test_pipeline_strategy_answers_from_the_seed_search_without_tools(make_service) -> None:
+    llm = ScriptedChatModel()
+    events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
+    assert [c.tools for c in llm.calls] == [["QuestionAnalysis"], []]
+    assert "apt install postgresql" in done(events)["answer"]
+    assert source_names(events) == ["postgres-guide.md"]
