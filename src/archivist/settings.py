@@ -92,6 +92,7 @@ class Settings(BaseSettings):
     memory_turns: int = Field(default=4, ge=1, description="Turns kept verbatim.")
     memory_summary_tokens: int = Field(default=2000, ge=100)
     tool_result_hits: int = Field(default=6, ge=1, le=20)
+    max_clarifications: int = Field(default=2, ge=0, description="Ask-back rounds per question.")
 
     # --- web search ----------------------------------------------------------------
     web_search: Literal["off", "wikipedia", "duckduckgo"] = "off"
