@@ -1,0 +1,45 @@
+"""``make bench``: every benchmark in turn, each printing its own figures.
+
+Results are also written as JSON to ``bench/results/`` where a benchmark supports it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+BENCHMARKS = [
+    (
+        "ingest and search on the real PDFs",
+        ["ingest_bench.py", "--json", str(RESULTS / "ingest.json")],
+    ),
+    ("agent overhead and fan-out (scripted model)", ["agent_bench.py"]),
+    ("HTTP load: 20 concurrent conversations", ["load_bench.py"]),
+    ("retrieval quality: SciFact and HotpotQA-100", ["retrieval_bench.py", "--out", str(RESULTS)]),
+]
+
+
+def main() -> int:
+    RESULTS.mkdir(exist_ok=True)
+    failed = []
+    for title, command in BENCHMARKS:
+        script = HERE / command[0]
+        print(f"\n=== {title} ({command[0]}) ===", flush=True)
+        started = time.perf_counter()
+        code = subprocess.call([sys.executable, str(script), *command[1:]])
+        print(f"--- {command[0]} finished in {time.perf_counter() - started:.0f} s, exit {code}")
+        if code != 0:
+            failed.append(command[0])
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
