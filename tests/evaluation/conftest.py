@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import typer
 
 CORPUS = [
     {"_id": "d-volcano", "title": "Volcanoes", "text": "Magma erupts from volcanoes as lava."},
@@ -49,3 +50,22 @@ def write_beir(root: Path) -> Path:
 def tiny_beir(tmp_path: Path) -> Path:
     """A BEIR folder named ``tiny`` with four documents and five queries."""
     return write_beir(tmp_path / "tiny")
+
+
+@pytest.fixture
+def cli() -> typer.Typer:
+    """The real ``archivist`` app when it has the ``eval`` group, else a bare app with it."""
+    from archivist.app.cli import app
+
+    if any(group.name == "eval" for group in app.registered_groups):
+        return app
+    from archivist.app.cli_eval import register
+
+    bare = typer.Typer()
+
+    @bare.callback()
+    def root() -> None:
+        """Test root."""
+
+    register(bare)
+    return bare

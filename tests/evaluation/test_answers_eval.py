@@ -9,7 +9,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from archivist.app.cli_eval import register
 from archivist.evaluation.answers import load_finished
 from archivist.evaluation.beir import DatasetError
 from archivist.evaluation.qa_datasets import load_qa_dataset
@@ -101,18 +100,6 @@ def test_beir_folder_with_answers(tiny_beir: Path) -> None:
     (item,) = load_qa_dataset(tiny_beir)
     assert item.references == ["magma"] and item.gold_documents == ["d-volcano"]
     assert item.supporting_passages
-
-
-@pytest.fixture
-def cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    register(app)
-    return app
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from archivist.app.cli_eval import register
 from archivist.evaluation.beir import DatasetError, corpus_markdown, load_beir
 from archivist.evaluation.retrieval import document_ranking, evaluate_retrieval
 from archivist.library import Library
@@ -30,18 +29,6 @@ BM25_EXPECTED = {
     "recall@100": 0.5,
     "mrr@10": 2 / 3,
 }
-
-
-@pytest.fixture
-def cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    register(app)
-    return app
 
 
 def test_load_beir(tiny_beir: Path) -> None:

@@ -66,10 +66,10 @@ def _bar_chart(report: RetrievalReport, path: Path) -> Path:
             bars = ax.bar(xs, values, width, label=mode)
             ax.bar_label(bars, fmt="%.3f", fontsize=7)
         ax.set_xticks([m + width * (len(modes) - 1) / 2 for m in range(len(metrics))], metrics)
-        ax.set_ylim(0, 1.05)
+        ax.set_ylim(0, 1.15)
         ax.set_ylabel("score")
         ax.set_title(f"{report.dataset}: {report.query_count} queries")
-        ax.legend(loc="lower right")
+        ax.legend(loc="upper center", ncol=max(len(modes), 1), frameon=False)
         fig.tight_layout()
         fig.savefig(path, dpi=120)
     finally:
