@@ -80,3 +80,21 @@ def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:
         if data:
             out.append((name, json.loads(data)))
     return out
+
+
+class SlowStreamingModel(ScriptedChatModel):
+    """The scripted model streaming its answer a little slowly, so streaming is visible."""
+
+    token_delay_s: float = 0.03
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Any:
+        import time
+
+        for chunk in super()._stream(*args, **kwargs):
+            time.sleep(self.token_delay_s)
+            yield chunk
+
+
+def clarifying_slow_model() -> ScriptedChatModel:
+    """The clarifying model, streaming slowly (for the browser)."""
+    return SlowStreamingModel(rules=list(clarifying_model().rules))

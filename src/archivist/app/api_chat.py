@@ -198,6 +198,7 @@ def _collect(turn: Iterator[Event], thread_id: str) -> Answer:
     answer = Answer(thread_id=thread_id, status="answered", answer="", sources=[], steps=[],
                     stats={})
     tokens: list[str] = []
+    errors: list[str] = []
     for event in turn:
         data = event.data
         if event.type == "step":
@@ -212,10 +213,12 @@ def _collect(turn: Iterator[Event], thread_id: str) -> Answer:
         elif event.type == "stats":
             answer.stats = data
         elif event.type == "error":
-            answer.stats.setdefault("errors", []).append(data["message"])
+            errors.append(str(data["message"]))
         elif event.type == "done":
             answer.status = data["status"]
             answer.answer = str(data.get("answer") or "".join(tokens))
+    if errors:
+        answer.stats["errors"] = errors
     return answer
 
 

@@ -39,6 +39,7 @@ from archivist.events import Event
 from archivist.library import Library
 
 MODEL = "archivist"
+CONTEXT_CHARS = 3000
 
 
 class ChatMessageIn(BaseModel):
@@ -115,6 +116,14 @@ def _dialogue(messages: list[ChatMessageIn]) -> list[tuple[str, str]]:
     return [(m.role, m.text()) for m in messages if m.role in ("user", "assistant")]
 
 
+def with_context(question: str, earlier: list[tuple[str, str]]) -> str:
+    """The question, then (on one line) the earlier turns the server has not seen."""
+    turns = " | ".join(f"{role.capitalize()}: {' '.join(text.split())}" for role, text in earlier)
+    if len(turns) > CONTEXT_CHARS:
+        turns = "..." + turns[-CONTEXT_CHARS:]
+    return f"{question}\n\n(Earlier in this conversation: {turns})"
+
+
 def render(answer: Answer) -> str:
     """The answer text a chat client shows: the answer, then its sources."""
     text = answer.answer
@@ -183,8 +192,7 @@ def build_router() -> APIRouter:
             else:
                 thread_id = chat.create(owner, collection)
                 if earlier:
-                    context = "\n".join(f"{role.capitalize()}: {text}" for role, text in earlier)
-                    message = f"Earlier in this conversation:\n{context}\n\nQuestion: {question}"
+                    message = with_context(question, earlier)
         collection = chat.collection_of(thread_id, owner)
         turn = chat.events(message, thread_id, collection)
         completion_id = "chatcmpl-" + uuid.uuid4().hex[:24]

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 try:  # mcp >= 2
     from mcp.server.mcpserver import MCPServer as _Server
 except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef]
+    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,attr-defined]
 
 INSTRUCTIONS = (
     "Archivist answers questions about the user's own documents (PDF, Markdown, text, HTML, "

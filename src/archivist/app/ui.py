@@ -31,10 +31,6 @@ from archivist.types import ArchivistError, format_pages
 
 log = logging.getLogger(__name__)
 
-STEP_ICONS = {
-    "rewrite": "✏️", "sub_questions": "🧩", "search": "🔎", "read_parent": "📖",
-    "clarification": "💬", "memory": "🧠", "dropped_citation": "✂️",
-}
 CSS = """
 #thread-id { opacity: 0.6; font-size: 0.8em; }
 footer { display: none !important; }
@@ -61,8 +57,7 @@ class ChatTurn:
         """Fold one event into the turn."""
         data = event.data
         if event.type == "step":
-            icon = STEP_ICONS.get(str(data.get("kind")), "•")
-            self.steps.append(f"{icon} **{data.get('kind')}**: {data.get('detail', '')}")
+            self.steps.append(f"**{data.get('kind')}**: {data.get('detail', '')}")
         elif event.type == "token":
             self.answer += str(data["text"])
         elif event.type == "clarification":
@@ -72,7 +67,7 @@ class ChatTurn:
         elif event.type == "stats":
             self.stats = stats_line(data)
         elif event.type == "error":
-            self.notices.append(f"⚠️ {data['message']}")
+            self.notices.append(f"**Warning:** {data['message']}")
         elif event.type == "done":
             self.finished = True
             if not self.answer and not self.clarification and data.get("answer"):
@@ -109,7 +104,7 @@ def sources_markdown(sources: list[dict[str, Any]], confidence: str | None) -> s
         name = source.get("document_name") or source.get("url") or "source"
         pages = source.get("pages") or format_pages(source.get("page_start"),
                                                    source.get("page_end"))
-        lines.append(f"- 📄 {name}" + (f", {pages}" if pages else ""))
+        lines.append(f"- {name}" + (f", {pages}" if pages else ""))
     heading = "**Sources**" + (f" _(confidence: {confidence})_" if confidence else "")
     return heading + "\n" + "\n".join(lines)
 
@@ -177,7 +172,7 @@ def build_ui(library: Library, jobs: IngestJobs, registry: ThreadRegistry) -> gr
         for file in files:
             name = safe_name(Path(file).name)
             if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
-                lines.append(f"- ⏭️ {name}: unsupported file type")
+                lines.append(f"- {name}: skipped (unsupported file type)")
                 continue
             target = staging / name
             shutil.copyfile(file, target)
@@ -191,11 +186,10 @@ def build_ui(library: Library, jobs: IngestJobs, registry: ThreadRegistry) -> gr
         else:
             shutil.rmtree(staging, ignore_errors=True)
         for result in job.results:
-            mark = {"added": "✅", "replaced": "🔁", "unchanged": "＝"}.get(result.outcome, "❌")
-            detail = f" — {result.reason}" if result.reason else f" ({result.chunks} chunks)"
-            lines.append(f"- {mark} {result.file}: {result.outcome}{detail}")
+            detail = f" ({result.reason})" if result.reason else f" ({result.chunks} chunks)"
+            lines.append(f"- {result.file}: {result.outcome}{detail}")
         if job.error:
-            lines.append(f"- ❌ ingest failed: {job.error}")
+            lines.append(f"- ingest failed: {job.error}")
         rows, choices = documents()
         return "\n".join(lines), rows, choices, None
 
@@ -208,7 +202,7 @@ def build_ui(library: Library, jobs: IngestJobs, registry: ThreadRegistry) -> gr
             jobs.forget_upload(record)
             message = f"Deleted {record.name}."
         except ArchivistError as exc:
-            message = f"⚠️ {exc}"
+            message = f"**Could not delete:** {exc}"
         rows, choices = documents()
         return message, rows, choices
 

@@ -1,0 +1,68 @@
+"""When the LLM cannot be reached: 503 naming the provider, or a labelled retrieval-only stream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+from fastapi.testclient import TestClient
+from server_helpers import parse_sse
+
+from archivist.app.api import create_app
+from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.library import Library
+from archivist.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
+            corpus: dict[str, Path]) -> Iterator[TestClient]:
+    settings = Settings(data_dir=tmp_path_factory.mktemp("offline"),
+                        llm="ollama:qwen3:4b", ollama_base_url="http://127.0.0.1:9",
+                        llm_max_retries=0, llm_timeout_s=5)
+    library = Library(settings, embedder=embedder)
+    library.ingest([corpus["zephyr"]])
+    with TestClient(create_app(settings, library, ui=False),
+                    raise_server_exceptions=False) as client:
+        yield client
+    library.close()
+
+
+def test_json_turn_is_503_naming_the_provider(offline: TestClient) -> None:
+    thread_id = offline.post("/v1/conversations").json()["thread_id"]
+    response = offline.post(f"/v1/conversations/{thread_id}/messages",
+                            json={"message": "How often is the Zephyr pump calibrated?"})
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["type"] == "llm_unavailable" and error["provider"] == "ollama"
+    assert "127.0.0.1:9" in error["message"]
+    fallback = response.json()["retrieval_only"]
+    assert fallback["answer"].startswith("Retrieval-only answer")
+
+
+def test_stream_is_a_labelled_retrieval_only_answer(offline: TestClient) -> None:
+    thread_id = offline.post("/v1/conversations").json()["thread_id"]
+    with offline.stream("POST", f"/v1/conversations/{thread_id}/stream",
+                        json={"message": "How often is the Zephyr pump calibrated?"}) as r:
+        assert r.status_code == 200
+        frames = parse_sse("".join(r.iter_text()))
+    names = [n for n, _ in frames]
+    assert names[0] == "error" and "ollama" in frames[0][1]["message"]
+    assert names[-1] == "done" and frames[-1][1]["status"] == "retrieval_only"
+    text = "".join(d["text"] for n, d in frames if n == "token")
+    assert text.startswith("Retrieval-only answer") and "90 days" in text
+
+
+def test_openai_sdk_sees_503_or_labelled_stream(offline: TestClient) -> None:
+    sdk = openai.OpenAI(base_url="http://testserver/v1", api_key="x", http_client=offline,
+                        max_retries=0)
+    messages = [{"role": "user", "content": "How often is the Zephyr pump calibrated?"}]
+    with pytest.raises(openai.InternalServerError) as caught:
+        sdk.chat.completions.create(model="archivist", messages=messages)  # type: ignore[arg-type]
+    assert caught.value.status_code == 503
+    chunks = sdk.chat.completions.create(model="archivist", messages=messages,  # type: ignore[arg-type]
+                                         stream=True)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert "cannot reach the LLM" in text and "Retrieval-only answer" in text
