@@ -174,6 +174,12 @@ def test_answers_bad_input_and_missing_ragas(
     assert missing.exit_code == 2 and "none.json" in missing.output
     dataset = tmp_path / "qa.json"
     dataset.write_text(json.dumps(ITEMS[:1]))
+    empty = runner.invoke(
+        cli, ["eval", "answers", str(dataset), "-c", "empty", "--data-dir", str(scripted_library)]
+    )
+    assert empty.exit_code == 2 and "'empty' has no documents" in empty.output
+    dataset = tmp_path / "qa.json"
+    dataset.write_text(json.dumps(ITEMS[:1]))
     try:
         import ragas  # noqa: F401
     except ImportError:

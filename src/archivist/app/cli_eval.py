@@ -170,6 +170,15 @@ def answers(
                 ingest_corpus(
                     library, beir, target, lambda p: update("ingest", p.files_done, p.files_total)
                 )
+            elif not library.list(target):
+                name = target or library.settings.collection
+                fail(
+                    escape(
+                        f"collection '{name}' has no documents: ingest the dataset's "
+                        f"documents first (archivist ingest FILES -c {name})"
+                    ),
+                    EXIT_USAGE,
+                )
             judge_fn = None
             if judge:
                 from archivist.evaluation.ragas_judge import make_ragas_judge
