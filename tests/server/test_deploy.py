@@ -1,0 +1,110 @@
+"""Docker cannot run here: check the compose file and Dockerfile say what they should."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+import yaml
+from typer.testing import CliRunner
+
+from archivist.app.cli_serve import register
+from archivist.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _env_names() -> dict[str, str]:
+    """Every environment variable a setting reads -> the setting's name."""
+    names = {}
+    for name, field in Settings.model_fields.items():
+        names[f"ARCHIVIST_{name.upper()}"] = name
+        alias = field.validation_alias
+        for choice in getattr(alias, "choices", []) or []:
+            if isinstance(choice, str) and choice.isupper():
+                names[choice] = name
+    return names
+
+
+def test_compose_parses_and_names_real_settings() -> None:
+    compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert set(services) == {"archivist", "qdrant", "ollama"}
+    archivist = services["archivist"]
+    env = archivist["environment"]
+    known = _env_names()
+    for key in env:
+        assert key in known, f"{key} is not an Archivist setting"
+    assert env["ARCHIVIST_QDRANT_URL"] == "http://qdrant:6333"
+    assert env["ARCHIVIST_OLLAMA_BASE_URL"] == "http://ollama:11434"
+    assert env["ARCHIVIST_HOST"] == "0.0.0.0"
+    # the values are valid settings (compose's ${VAR:-default} resolved to its default)
+    resolved = {k: re.sub(r"\$\{[^:}]+:-([^}]*)\}", r"\1", str(v)) for k, v in env.items()}
+    values = {known[k]: v for k, v in resolved.items()}
+    settings = Settings(**values)
+    assert settings.qdrant_url == "http://qdrant:6333" and settings.port == 8000
+    assert settings.llm.startswith("ollama:")
+    assert "build" in archivist and set(archivist["depends_on"]) == {"qdrant", "ollama"}
+    assert services["qdrant"]["image"].startswith("qdrant/qdrant")
+    assert services["ollama"]["image"].startswith("ollama/ollama")
+
+
+def test_dockerfile_holds_archivist_alone() -> None:
+    text = (REPO / "Dockerfile").read_text()
+    instructions = [line.split()[0] for line in text.splitlines()
+                    if line.strip() and not line.startswith((" ", "#"))]
+    assert instructions[0] == "FROM" and instructions.count("FROM") == 1
+    assert 'CMD ["serve"]' in text and 'ENTRYPOINT ["archivist"]' in text
+    assert "EXPOSE 8000" in text and "/health" in text
+    lowered = text.lower()
+    for outsider in ("ollama pull", "ollama/ollama", "qdrant/qdrant", ".gguf"):
+        assert outsider not in lowered, f"{outsider} belongs outside the image"
+    for line in re.findall(r"ARCHIVIST_[A-Z_]+", text):
+        assert line in _env_names(), line
+    ignored = (REPO / ".dockerignore").read_text().split()
+    assert ".venv" in ignored and ".git" in ignored
+
+
+def test_cli_serve_and_mcp_commands() -> None:
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    help_text = runner.invoke(app, ["serve", "--help"]).output
+    assert "--host" in help_text and "--port" in help_text
+    assert runner.invoke(app, ["mcp", "--help"]).exit_code == 0
+
+
+def test_serve_binds_localhost_and_says_where(tmp_path: Path) -> None:
+    """``serve --port 0`` in a real process: the line it prints, then /health answers."""
+    import httpx
+
+    code = ("import typer; from archivist.app.cli_serve import register; "
+            "app = typer.Typer(); register(app); app()")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
+    env.update({"ARCHIVIST_DATA_DIR": str(tmp_path / "lib"), "ARCHIVIST_LLM": "scripted",
+                "ARCHIVIST_CONFIG": str(tmp_path / "none.toml"), "HF_HUB_OFFLINE": "1"})
+    process = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"listening on (http://127\.0\.0\.1:(\d+))", line)
+        assert match, line + (process.stderr.read() if process.poll() is not None else "")
+        response = None
+        for _ in range(100):
+            try:
+                response = httpx.get(match.group(1) + "/health", timeout=2)
+                break
+            except httpx.TransportError:
+                import time
+
+                time.sleep(0.1)
+        assert response is not None and response.json()["status"] == "ok"
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
