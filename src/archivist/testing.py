@@ -7,15 +7,21 @@
 Each call is answered by, in order:
 
 1. the next entry of ``script`` (an ``AIMessage``, a string, a pydantic instance for
-   structured output, or a callable ``(messages, info) -> reply``);
+   structured output, a callable ``(messages, info) -> reply``, or an exception
+   instance, which is raised: inject transient errors to test retries), when it fits
+   the call: a pydantic instance answers only a structured call for its own schema, and
+   a structured call takes no message or string from the script (so grading calls do
+   not eat a script written for the research loop); an entry that does not fit waits;
 2. the first of ``rules`` (callables ``(messages, info) -> reply | None``) that returns
-   something other than ``None``;
+   something that fits the call, by the same test, other than ``None``;
 3. the built-in deterministic behaviour (unless ``use_default=False``, which raises
    :class:`ScriptExhausted` instead):
 
-   - structured output: ``schema.scripted_default(question)`` when the schema defines it
-     (the agent's question analysis: "clear, one sub-question = the question"), else the
-     schema built from its defaults;
+   - structured output: ``schema.scripted_reply(messages, question)`` or
+     ``schema.scripted_default(question)`` when the schema defines one (question analysis:
+     "clear, one sub-question = the question", greetings routed to a direct reply;
+     grading: passages sharing a word with the question are relevant), else the schema
+     built from its defaults;
    - tools offered, including ``search_documents``, and no tool result yet: search with
      the question;
    - ``<sub_answer>`` blocks in the last message: join their texts;
@@ -42,22 +48,16 @@ from typing import Any
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, PrivateAttr
 
+from archivist.agent.steps import content_words as words_of
+
 ABSTAIN = "The documents do not contain"
-_STOP = frozenset(
-    [
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
-        "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "tell", "that", "the",
-        "their", "them", "there", "these", "they", "this", "to", "was", "what", "when", "where",
-        "which", "who", "why", "will", "with", "you", "your", "about", "into", "than", "then",
-        "also", "not",
-    ]
-)
 _PASSAGE = re.compile(r"<passage ([^>]*)>\n?(.*?)\n?</passage>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _QUOTED_NOTE = re.compile(r'^According to [^:\n]+: ".*" \[[^\]]+\]$', re.M)
@@ -115,25 +115,28 @@ def question_of(messages: Sequence[BaseMessage]) -> str:
     return str(humans[-1].content).strip() if humans else ""
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9+#]+", text.lower()) if w not in _STOP and len(w) > 1}
 
 
-def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | None:
-    """The built-in answer: the best passage quoted with its citation; ``None`` if none."""
-    passages = [
+def passages_in(messages: Sequence[BaseMessage]) -> list[tuple[dict[str, str], str]]:
+    """Every ``<passage ...>`` block in the messages: (its attributes, its text)."""
+    return [
         (dict(_ATTR.findall(attrs)), body)
         for message in messages
         for attrs, body in _PASSAGE.findall(str(message.content))
     ]
-    wanted = _words(question)
+
+
+def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | None:
+    """The built-in answer: the best passage quoted with its citation; ``None`` if none."""
+    passages = passages_in(messages)
+    wanted = words_of(question)
     if not passages:  # compressed notes written by this model keep quoted, cited lines
         notes = [n for m in messages for n in _QUOTED_NOTE.findall(str(m.content))]
-        scored_notes = [(len(wanted & _words(n)), -i) for i, n in enumerate(notes)]
+        scored_notes = [(len(wanted & words_of(n)), -i) for i, n in enumerate(notes)]
         if not notes or max(scored_notes)[0] == 0:
             return None
         return notes[-max(scored_notes)[1]]
-    scored = [(len(wanted & _words(body)), -i) for i, (_, body) in enumerate(passages)]
+    scored = [(len(wanted & words_of(body)), -i) for i, (_, body) in enumerate(passages)]
     best_score, neg_index = max(scored)
     if best_score == 0:
         return f"{ABSTAIN} anything about: {question}"
@@ -142,7 +145,7 @@ def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | 
         s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", body)
         if s.strip() and not s.lstrip().startswith("#")
     ]
-    ranked = max(range(len(sentences)), key=lambda i: (len(wanted & _words(sentences[i])), -i),
+    ranked = max(range(len(sentences)), key=lambda i: (len(wanted & words_of(sentences[i])), -i),
                  default=None)
     quote = " ".join(sentences[ranked: ranked + 2]) if ranked is not None else body.strip()
     quote = quote if len(quote) <= 400 else quote[:400].rstrip() + "..."
@@ -154,6 +157,9 @@ def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | 
 def default_reply(messages: list[BaseMessage], info: CallInfo) -> Reply:
     """The built-in deterministic behaviour described in the module docstring."""
     if info.schema is not None:
+        replier = getattr(info.schema, "scripted_reply", None)
+        if replier is not None:
+            return replier(messages, info.question)  # type: ignore[no-any-return]
         maker = getattr(info.schema, "scripted_default", None)
         return maker(info.question) if maker else info.schema()
     has_results = any(m.type == "tool" for m in messages)
@@ -212,13 +218,17 @@ class ScriptedChatModel(BaseChatModel):
     def _next_reply(self, messages: list[BaseMessage], info: CallInfo) -> Reply:
         with self._lock:
             entry = self.script[self._cursor] if self._cursor < len(self.script) else None
-            if entry is not None:
+            if entry is not None and _fits(entry, info.schema):
                 self._cursor += 1
+            else:
+                entry = None
+        if isinstance(entry, BaseException):
+            raise entry
         if entry is not None:
-            return entry(messages, info) if callable(entry) else entry
+            return entry(messages, info) if callable(entry) else entry  # type: ignore[no-any-return]
         for rule in self.rules:
             reply = rule(messages, info)
-            if reply is not None:
+            if reply is not None and _fits(reply, info.schema):
                 return reply  # type: ignore[no-any-return]
         if not self.use_default:
             raise ScriptExhausted(f"no scripted reply for call {info.index}")
@@ -294,17 +304,37 @@ class ScriptedChatModel(BaseChatModel):
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
+        chunks = [
+            tool_call_chunk(name=c["name"], args=_json(c["args"]), id=c.get("id"), index=i)
+            for i, c in enumerate(message.tool_calls)
+        ]
+        chunks += [  # malformed calls stay malformed: their raw argument text is streamed
+            tool_call_chunk(name=c.get("name"), args=c.get("args"), id=c.get("id"),
+                            index=len(chunks) + i)
+            for i, c in enumerate(message.invalid_tool_calls)
+        ]
         final = AIMessageChunk(
             content="",
             id=message.id,
-            tool_call_chunks=[
-                {"name": c["name"], "args": _json(c["args"]), "id": c.get("id"), "index": i}
-                for i, c in enumerate(message.tool_calls)
-            ],
+            tool_call_chunks=chunks,
             usage_metadata=message.usage_metadata,
             chunk_position="last",
         )
         yield ChatGenerationChunk(message=final)
+
+
+def _fits(entry: Any, schema: type[BaseModel] | None) -> bool:
+    """Whether a script entry or rule reply can answer this call.
+
+    A pydantic object answers only a structured call for its own schema, and a structured
+    call takes nothing else from the script (use a rule or a callable entry to return bad
+    output to it). Callables and exceptions fit any call.
+    """
+    if isinstance(entry, BaseMessage | str):
+        return schema is None
+    if isinstance(entry, BaseModel):
+        return schema is not None and isinstance(entry, schema)
+    return True  # a callable, or an exception to raise
 
 
 def _json(value: Any) -> str:

@@ -3,11 +3,14 @@ r"""Wire the agent: ``build_graph(llm, retriever, settings, checkpointer)``.
 ::
 
     START -> memory -> analyze --(unclear)--> clarify (interrupt) -> analyze
+                          |--(route: direct)--> direct -> END
                           \\--(Send per sub-question)--> research* -> answer -> END
 
 ``research`` is the research sub-agent subgraph (see ``research.py``); the fan-out runs
 one copy per sub-question concurrently, and their sub-answers and evidence merge through
-the state's reducers. Nothing here builds a model or a store: all four are injected.
+the state's reducers. Nothing here builds a model, a store or a web client: all are
+injected. ``fast_llm`` (default: ``llm``) analyses, grades, summarises and compresses;
+``llm`` researches and writes. ``web`` is the web search provider, or ``None`` (off).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from langgraph.graph.state import CompiledStateGraph
 from archivist.agent.nodes import ConversationNodes
 from archivist.agent.research import build_research_graph
 from archivist.agent.state import AgentState
+from archivist.agent.strategy import choose_strategy
 from archivist.index.retriever import Retriever
 from archivist.settings import Settings
+from archivist.web import WebSearchProvider
 
 
 def build_graph(
@@ -31,19 +36,30 @@ def build_graph(
     retriever: Retriever,
     settings: Settings,
     checkpointer: BaseCheckpointSaver[Any] | None,
+    *,
+    fast_llm: BaseChatModel | None = None,
+    web: WebSearchProvider | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The compiled conversation graph. Invoke it with ``{"question": ...}`` per turn."""
-    nodes = ConversationNodes(llm, settings)
+    strategy = choose_strategy(settings)
+    nodes = ConversationNodes(
+        llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy
+    )
+    research = build_research_graph(
+        llm, retriever, settings, fast_llm=fast_llm, web=web, strategy=strategy
+    )
     graph = StateGraph(AgentState)
     graph.add_node("memory", nodes.memory)
     graph.add_node("analyze", nodes.analyze)
     graph.add_node("clarify", nodes.clarify)
-    graph.add_node("research", build_research_graph(llm, retriever, settings))
+    graph.add_node("direct", nodes.direct)
+    graph.add_node("research", research)
     graph.add_node("answer", nodes.answer)
     graph.add_edge(START, "memory")
     graph.add_edge("memory", "analyze")
-    graph.add_conditional_edges("analyze", nodes.route, ["clarify", "research"])
+    graph.add_conditional_edges("analyze", nodes.route, ["clarify", "direct", "research"])
     graph.add_edge("clarify", "analyze")
+    graph.add_edge("direct", END)
     graph.add_edge("research", "answer")
     graph.add_edge("answer", END)
     return graph.compile(checkpointer=checkpointer, name="archivist")

@@ -1,4 +1,8 @@
-"""The conversation graph's nodes: memory, question analysis, clarification, answer."""
+"""The conversation graph's nodes: memory, analysis, routing, clarification, answers.
+
+The final answer carries its code-derived confidence (see ``confidence.py``); greetings
+and small talk get a direct reply with no retrieval.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +20,12 @@ from langchain_core.messages import (
 from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
+from archivist.agent.confidence import LOW, confidence
+from archivist.agent.grading import invoke_structured, structured_output
 from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
+from archivist.agent.strategy import Strategy, choose_strategy
 from archivist.settings import Settings
 
 HISTORY_ANSWER_CHARS = 800
@@ -49,9 +56,15 @@ def _clean(questions: list[str], limit: int) -> list[str]:
 class ConversationNodes:
     """Nodes of the outer graph; the research sub-agents are a separate subgraph."""
 
-    def __init__(self, llm: BaseChatModel, settings: Settings) -> None:
+    def __init__(
+        self, llm: BaseChatModel, settings: Settings, *, fast_llm: BaseChatModel | None = None,
+        web_enabled: bool = False, strategy: Strategy | None = None,
+    ) -> None:
         self.llm = llm
-        self.analyzer = llm.with_structured_output(QuestionAnalysis, include_raw=True)
+        self.fast_llm = fast_llm or llm
+        self.analyzer = structured_output(self.fast_llm, QuestionAnalysis)
+        self.web_enabled = web_enabled
+        self.strategy = strategy or choose_strategy(settings)
         self.memory_turns = settings.memory_turns
         self.summary_words = max(50, settings.memory_summary_tokens * 3 // 4)
         self.max_sub_questions = settings.max_sub_questions
@@ -67,14 +80,14 @@ class ConversationNodes:
         update: dict[str, Any] = {
             "sub_questions": [], "sub_answers": None, "evidence": None, "answer": "",
             "sources": [], "confidence": "", "status": "running", "clarification": "",
-            "clarification_rounds": 0,
+            "clarification_rounds": 0, "route": "documents", "direct_reply": "",
         }
         messages = list(state.get("messages", []))
         if len(messages) <= 2 * self.memory_turns:
             return update
         keep = 2 * max(1, self.memory_turns // 2)
         fold = messages[:-keep]
-        reply = self.llm.invoke([
+        reply = self.fast_llm.invoke([
             SystemMessage(prompts.SUMMARY_SYSTEM.format(max_words=self.summary_words)),
             HumanMessage(prompts.SUMMARY_USER.format(
                 summary=state.get("summary", "") or "(none)", turns=format_turns(fold)
@@ -88,42 +101,77 @@ class ConversationNodes:
 
     @timed("analysis")
     def analyze(self, state: AgentState) -> dict[str, Any]:
-        """Rewrite into self-contained sub-questions, or decide to ask back."""
+        """Route the question; rewrite it into self-contained sub-questions, or ask back.
+
+        Output that cannot be parsed (after one retry showing the error) degrades to: clear,
+        unsplit, answered from the documents.
+        """
         question = state["question"]
+        if not state.get("clarification_rounds"):
+            emit_step("strategy", self.strategy.name, reason=self.strategy.reason)
         rounds = state.get("clarification_rounds", 0)
         may_ask = rounds < self.max_clarifications
-        system = prompts.ANALYZE_SYSTEM + ("" if may_ask else prompts.FORCE_CLEAR)
+        system = prompts.ANALYZE_SYSTEM + (prompts.ROUTE_WEB if self.web_enabled else "")
+        system += "" if may_ask else prompts.FORCE_CLEAR
         user = prompts.ANALYZE_USER.format(
             summary=state.get("summary", "") or "(none)",
             history=format_turns(list(state.get("messages", []))) or "(none)",
             question=question,
         )
-        result = self.analyzer.invoke([SystemMessage(system), HumanMessage(user)])
-        parsed = result.get("parsed") if isinstance(result, dict) else result
-        if not isinstance(parsed, QuestionAnalysis):
-            error = result.get("parsing_error") if isinstance(result, dict) else None
-            emit_step("analysis_fallback", f"unparseable analysis ({error}); question used as is")
-            parsed = QuestionAnalysis.scripted_default(question)
+        messages = [SystemMessage(system), HumanMessage(user)]
+        parsed = invoke_structured(self.analyzer, messages, QuestionAnalysis, "analysis")
+        if parsed is None:
+            emit_step("analysis_fallback", "question used as is: clear, unsplit, documents")
+            parsed = QuestionAnalysis.degraded(question)
+        route = parsed.route
+        if route == "direct":
+            emit_step("route", "direct", reason="greeting or small talk: no retrieval")
+            return {"route": "direct", "direct_reply": parsed.direct_reply.strip(),
+                    "clarification": "", "sub_questions": []}
+        if route == "web" and not self.web_enabled:
+            emit_step("route", "documents", reason="web search is off")
+            route = "documents"
+        else:
+            emit_step("route", route)
         if not parsed.is_clear and may_ask:
             ask = parsed.clarification_question.strip() or "What exactly do you mean?"
-            return {"clarification": ask, "sub_questions": []}
+            return {"clarification": ask, "sub_questions": [], "route": route}
         subs = _clean(parsed.sub_questions, self.max_sub_questions) or [question]
         if subs != [question]:
             emit_step("rewrite", " | ".join(subs), original=question)
         if len(subs) > 1:
             emit_step("sub_questions", f"{len(subs)} sub-questions", items=subs)
-        return {"clarification": "", "sub_questions": subs}
+        return {"clarification": "", "sub_questions": subs, "route": route}
 
     def route(self, state: AgentState) -> str | list[Send]:
-        """Ask back, or fan out one research sub-agent per sub-question."""
+        """Ask back, reply directly, or fan out one research sub-agent per sub-question."""
         if state.get("clarification"):
             return "clarify"
+        if state.get("route") == "direct":
+            return "direct"
         subs = state.get("sub_questions") or [state["question"]]
         single = len(subs) == 1
+        route = state.get("route") or "documents"
         return [
-            Send("research", {"sub_question": q, "index": i, "stream_answer": single})
+            Send("research", {"sub_question": q, "index": i, "stream_answer": single,
+                              "route": route})
             for i, q in enumerate(subs)
         ]
+
+    @timed("answer")
+    def direct(self, state: AgentState) -> dict[str, Any]:
+        """Greetings and small talk: the analysis' reply (or one short call), no retrieval."""
+        text = state.get("direct_reply", "").strip()
+        if not text:
+            reply = self.llm.invoke(
+                [SystemMessage(prompts.DIRECT_SYSTEM), HumanMessage(state["question"])],
+                config=answer_config(True),
+            )
+            text = message_text(reply.content).strip()
+        return {
+            "answer": text, "sources": [], "confidence": LOW, "status": "answered",
+            "messages": [HumanMessage(state["question"]), AIMessage(text)],
+        }
 
     def clarify(self, state: AgentState) -> dict[str, Any]:
         """Pause for the user; their reply is combined with the pending question."""
@@ -160,13 +208,17 @@ class ConversationNodes:
                 config=answer_config(True),
             )
             text = message_text(reply.content).strip()
-        report = build_sources(text, list(state.get("evidence", [])))
+        evidence = list(state.get("evidence", []))
+        report = build_sources(text, evidence)
         for name in report.invented:
             emit_step("dropped_citation", name)
+        level = confidence(
+            text, evidence, [s["index"] for s in subs], cited=report.attribution == "cited"
+        )
         return {
             "answer": text,
             "sources": [asdict(s) for s in report.sources],
-            "confidence": report.confidence,
+            "confidence": level,
             "status": "answered",
             "messages": [HumanMessage(state["question"]), AIMessage(text)],
         }

@@ -31,7 +31,13 @@ references ("it", "that", "the second one") to the things named earlier.
   clear, even if you do not know them.
 - When the question contains a clarification from the user, combine it with the original
   question; if the clarification is itself a new, unrelated question, use it alone.
+- route: "direct" ONLY for greetings, thanks, small talk and questions about you, the
+  assistant; then write a short, friendly direct_reply. Every other question: "documents".
 Do not answer the question."""
+
+ROUTE_WEB = """
+- route "web" is also available: use it for current events, news, today's prices or
+  anything that happened recently, which a document library cannot hold."""
 
 ANALYZE_USER = """Conversation summary: {summary}
 
@@ -56,6 +62,33 @@ missing; never guess. Do not write text before a tool call.
 {UNTRUSTED_NOTE}"""
 
 RESEARCH_USER = "Question: {question}"
+
+DIRECT_SYSTEM = """You are Archivist, an assistant that answers questions about the user's
+documents. Reply to this greeting or small talk in one or two friendly sentences, and
+invite a question about the documents."""
+
+GRADE_SYSTEM = f"""You grade search results for a question. For each passage decide
+whether it helps answer the question (it states a fact the answer needs, or names the
+subject asked about). List the ids of the passages that do, e.g. ["P1", "P3"]; an empty list
+when none does. When none does, also write rewritten_query: a better search query for the
+same question (the key terms, synonyms, other words). {UNTRUSTED_NOTE}"""
+
+GRADE_USER = """Question: {question}
+
+{passages}"""
+
+WRITE_SYSTEM = f"""Answer the user's question from the passages below, and only from
+them: never from general knowledge. Be concise, with no preamble. {CITATION_RULE}
+For a web passage cite its title in square brackets, e.g. [Jupiter].
+If the passages do not answer the question, reply "{ABSTAIN_PREFIX} ..." and say what is
+missing. {UNTRUSTED_NOTE}"""
+
+WRITE_USER = """Question: {question}
+
+{passages}"""
+
+STRUCTURED_RETRY = """Your previous reply could not be used: {error}
+Reply again, exactly in the requested structured format, with nothing else."""
 
 NOTES_HEADER = """Your notes so far (earlier working memory was compressed into them):
 {notes}
@@ -104,6 +137,11 @@ Turns to fold in:
 {turns}"""
 
 NO_HITS = f"{ABSTAIN_PREFIX} anything about this question: {{question}}"
+
+NO_RELEVANT = (
+    f"{ABSTAIN_PREFIX} an answer to this question: {{question}} (the passages found were not "
+    "about it, also after searching again with other words{web})."
+)
 
 
 def abstains(answer: str) -> bool:

@@ -1,10 +1,14 @@
-"""The research sub-agent: a small tool loop over one sub-question, run once per fan-out.
+"""The research sub-agent: corrective retrieval, then a tool loop or a written answer.
 
-``seed`` searches with the sub-question itself (no LLM call: evidence always comes first),
-then ``agent`` decides to search again, read parents, or answer; ``tools`` runs its calls
-within budget and never repeats a search or a parent read; ``compress`` folds the working
-memory into notes when it grows past ``compression_tokens``; ``fallback`` writes a
-best-effort answer when a budget runs out; ``finish`` hands the sub-answer back.
+``gather`` (see ``corrective.py``) searches with the sub-question, grades the passages,
+retries once with a rewritten query and falls back to the web; nothing relevant means an
+honest abstention with no further LLM call. Then, by strategy: ``write`` answers from the
+kept passages (``pipeline``, or web-only evidence), or ``agent`` decides to search again,
+read parents, or answer (``tools``); ``tools`` runs its calls within budget, never repeats
+a search or a parent read, grades every round's passages in one call, and answers malformed
+calls with a one-line error; ``compress`` folds the working memory into notes when it grows
+past ``compression_tokens``; ``fallback`` writes a best-effort answer when a budget runs
+out; ``finish`` hands the sub-answer back.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
-    AIMessage,
     AnyMessage,
     HumanMessage,
     RemoveMessage,
@@ -28,11 +31,22 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.graph.state import CompiledStateGraph
 
 from archivist.agent import prompts
+from archivist.agent.corrective import Corrective, screen
+from archivist.agent.grading import Grader
 from archivist.agent.state import ResearchInput, ResearchOutput, ResearchState, SubAnswer
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
-from archivist.agent.tools import READ_PARENT, SEARCH, make_tools, tool_args_text
+from archivist.agent.strategy import Strategy, choose_strategy
+from archivist.agent.tools import (
+    READ_PARENT,
+    SEARCH,
+    call_problem,
+    make_tools,
+    render_kept,
+    tool_args_text,
+)
 from archivist.index.retriever import Retriever
 from archivist.settings import Settings
+from archivist.web import WebSearchProvider
 
 log = logging.getLogger(__name__)
 
@@ -41,63 +55,78 @@ def _key(name: str, arg: str) -> str:
     return f"{name}:{arg.lower()}"
 
 
-def uses_tools(settings: Settings) -> bool:
-    """Whether the sub-agent may call tools (``strategy``), or only answers from the seed search.
-
-    ``pipeline`` (for models that cannot call tools): one search with the sub-question,
-    then one answer. ``auto`` asks :func:`archivist.llm.supports_tool_calling`.
-    """
-    strategy = getattr(settings, "strategy", "auto")
-    if strategy == "auto":
-        from archivist.llm import supports_tool_calling
-
-        return supports_tool_calling(settings)
-    return bool(strategy == "tools")
-
-
 class ResearchNodes:
     """The research loop's nodes, sharing one model, one retriever and the budgets."""
 
-    def __init__(self, llm: BaseChatModel, retriever: Retriever, settings: Settings) -> None:
+    def __init__(
+        self, llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
+        fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
+        strategy: Strategy | None = None,
+    ) -> None:
         self.llm = llm
+        self.fast_llm = fast_llm or llm
+        self.strategy = strategy or choose_strategy(settings)
         self.tools = {t.name: t for t in make_tools(retriever, settings.tool_result_hits)}
         self.llm_with_tools = (
-            llm.bind_tools(list(self.tools.values())) if uses_tools(settings) else llm
+            llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
+        )
+        self.grader = Grader(self.fast_llm)
+        self.corrective = Corrective(
+            llm, self.grader, self.tools[SEARCH], web, int(getattr(settings, "web_results", 3))
         )
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations
         self.compression_tokens = settings.compression_tokens
 
     # --- tool execution --------------------------------------------------------------
-    def _run_calls(self, calls: list[ToolCall], state: ResearchState) -> dict[str, Any]:
-        """Run tool calls within budget, skipping repeats; the state update."""
+    def _run_calls(
+        self, calls: list[ToolCall], state: ResearchState, invalid: list[Any] | None = None
+    ) -> dict[str, Any]:
+        """Run a round of tool calls within budget, skipping repeats; grade what they found.
+
+        Malformed calls (arguments that are not JSON, an unknown tool, a missing argument)
+        are answered with a one-line error so the model can correct itself.
+        """
         used = state.get("tool_calls", 0)
         done = {_key(SEARCH, q) for q in state.get("queries_run", [])}
         done |= {_key(READ_PARENT, p) for p in state.get("parents_read", [])}
         index = state.get("index", 0)
         update: dict[str, Any] = {
-            "messages": [], "evidence": [], "queries_run": [], "parents_read": []
+            "messages": [], "evidence": [], "queries_run": [], "parents_read": [],
+            "graded": [], "rejected": [],
         }
+        results: list[tuple[str, str, str, str, list[Any] | None]] = []
+        for bad in invalid or []:
+            used += 1
+            name = str(bad.get("name") or "unknown")
+            text = (f"invalid tool call: the arguments of {name} are not valid JSON; "
+                    "call it again with a JSON object")
+            emit_step("invalid_tool_call", text, sub_question=index)
+            results.append((bad.get("id") or f"call-{used}", name, "", text, None))
         hits = 0
         for call in calls:
-            artifact: list[Any]
-            name, arg = call["name"], tool_args_text(call.get("args", {}))
+            artifact: list[Any] | None = None
+            name, args = call["name"], call.get("args", {})
+            arg = tool_args_text(args) if isinstance(args, dict) else ""
             call_id = call.get("id") or f"call-{used}"
             used += 1
+            problem = call_problem(name, args, set(self.tools))
             if used > self.max_tool_calls:
-                text, artifact = "Not run: the tool-call budget is used up. Answer now.", []
-            elif name not in self.tools:
-                text, artifact = f"unknown tool: {name}", []
+                text = "Not run: the tool-call budget is used up. Answer now."
+            elif problem:
+                text = problem
+                emit_step("invalid_tool_call", problem, sub_question=index)
             elif _key(name, arg) in done:
-                text, artifact = (
+                text = (
                     f"Already done: {name}({arg!r}). Its results are above or in your notes; "
-                    "use a different query, or answer.",
-                    [],
+                    "use a different query, or answer."
                 )
                 emit_step("repeat_skipped", f"{name}: {arg}", sub_question=index)
             else:
                 done.add(_key(name, arg))
                 text, artifact = self._invoke(name, call, arg)
+                for item in artifact:
+                    item["sub_question"] = index
                 kind = "search" if name == SEARCH else "read_parent"
                 emit_step(kind, arg, results=len(artifact), sub_question=index)
                 if name == SEARCH:
@@ -105,12 +134,23 @@ class ResearchNodes:
                     hits += len(artifact)
                 else:
                     update["parents_read"].append(arg)
-            for item in artifact:
-                item["sub_question"] = index
-            update["evidence"].extend(artifact)
-            update["messages"].append(
-                ToolMessage(content=text, tool_call_id=call_id, name=name, artifact=artifact)
-            )
+            results.append((call_id, name, arg, text, artifact))
+        found = [item for *_, artifact in results for item in artifact or []]
+        screened = screen(self.grader, state["sub_question"], found, dict(state), index)
+        new_keys = {id(e) for e in screened.new}
+        for call_id, name, arg, text, artifact in results:
+            kept = screened.kept_of(artifact or [])
+            if artifact and name == SEARCH:
+                text = render_kept(arg, kept, len(artifact) - len(kept))
+            elif artifact and not kept:
+                text = f"Section {arg} is not relevant to the question; it is not shown."
+            update["messages"].append(ToolMessage(
+                content=text, tool_call_id=call_id, name=name,
+                artifact=[e for e in kept if id(e) in new_keys],
+            ))
+        update["evidence"] = screened.new
+        update["graded"] = screened.graded_keys
+        update["rejected"] = screened.rejected_keys
         update["tool_calls"] = used
         update["hits_seen"] = state.get("hits_seen", 0) + hits
         return update
@@ -125,24 +165,6 @@ class ResearchNodes:
 
     # --- nodes -------------------------------------------------------------------------
     @timed("research")
-    def seed(self, state: ResearchState) -> dict[str, Any]:
-        """Search with the sub-question itself before any LLM call."""
-        question = state["sub_question"]
-        call = ToolCall(
-            name=SEARCH,
-            args={"query": question},
-            id=f"seed-{state.get('index', 0)}",
-            type="tool_call",
-        )
-        update = self._run_calls([call], state)
-        opening: list[AnyMessage] = [
-            HumanMessage(prompts.RESEARCH_USER.format(question=question)),
-            AIMessage(content="", tool_calls=[call]),
-        ]
-        update["messages"] = opening + update["messages"]
-        return update
-
-    @timed("research")
     def agent(self, state: ResearchState) -> dict[str, Any]:
         """One reasoning step: call tools, or answer."""
         messages = [SystemMessage(prompts.RESEARCH_SYSTEM), *state["messages"]]
@@ -156,7 +178,8 @@ class ResearchNodes:
         """Run the tool calls of the last model message."""
         last = state["messages"][-1]
         calls = list(getattr(last, "tool_calls", []) or [])
-        return self._run_calls(calls, state)
+        invalid = list(getattr(last, "invalid_tool_calls", []) or [])
+        return self._run_calls(calls, state, invalid)
 
     @timed("compression")
     def compress(self, state: ResearchState) -> dict[str, Any]:
@@ -165,7 +188,7 @@ class ResearchNodes:
             f"[{m.type}] {message_text(m.content)}" for m in state["messages"]
         )
         words = max(100, self.compression_tokens // 6)
-        reply = self.llm.invoke(
+        reply = self.fast_llm.invoke(
             [
                 SystemMessage(prompts.COMPRESS_SYSTEM.format(max_words=words)),
                 HumanMessage(
@@ -204,11 +227,13 @@ class ResearchNodes:
         closing: list[AnyMessage] = []
         last = state["messages"][-1]
         answered = {m.tool_call_id for m in state["messages"] if isinstance(m, ToolMessage)}
-        for call in getattr(last, "tool_calls", []) or []:
+        pending = [*(getattr(last, "tool_calls", []) or []),
+                   *(getattr(last, "invalid_tool_calls", []) or [])]
+        for call in pending:
             if call.get("id") not in answered:
                 closing.append(ToolMessage(
                     content="Not run: the research budget is used up.",
-                    tool_call_id=call.get("id") or "none", name=call["name"],
+                    tool_call_id=call.get("id") or "none", name=call.get("name") or "unknown",
                 ))
         messages = [
             SystemMessage(prompts.RESEARCH_SYSTEM),
@@ -220,13 +245,16 @@ class ResearchNodes:
         return {"messages": [*closing, reply], "budget_exhausted": True}
 
     def finish(self, state: ResearchState) -> dict[str, Any]:
-        """Package the sub-answer (an honest abstention when nothing was retrieved)."""
+        """Package the sub-answer (an honest abstention when nothing relevant was kept)."""
         question = state["sub_question"]
-        found = state.get("hits_seen", 0) > 0
+        found = bool(state.get("evidence"))
         answer = ""
         if found:
             answer = message_text(state["messages"][-1].content).strip()
-        if not answer:
+        if not answer and (state.get("hits_seen", 0) or state.get("web_tried")):
+            web = " and on the web" if state.get("web_tried") else ""
+            answer = prompts.NO_RELEVANT.format(question=question, web=web)
+        elif not answer:
             answer = prompts.NO_HITS.format(question=question)
         sub = SubAnswer(
             index=state.get("index", 0),
@@ -244,13 +272,18 @@ class ResearchNodes:
             or state.get("iterations", 0) >= self.max_iterations
         )
 
-    def after_seed(self, state: ResearchState) -> Literal["agent", "finish"]:
-        """Nothing at all in the index: abstain without asking the model."""
-        return "agent" if state.get("hits_seen", 0) else "finish"
+    def after_gather(self, state: ResearchState) -> Literal["agent", "write", "finish"]:
+        """Nothing relevant: abstain without asking the model; else answer by strategy."""
+        if not state.get("evidence"):
+            return "finish"
+        if state.get("web_only") or not self.strategy.uses_tools:
+            return "write"
+        return "agent"
 
     def after_agent(self, state: ResearchState) -> Literal["tools", "fallback", "finish"]:
         """Tool calls go to ``tools`` unless the budget is spent; an answer finishes."""
-        if getattr(state["messages"][-1], "tool_calls", None):
+        last = state["messages"][-1]
+        if getattr(last, "tool_calls", None) or getattr(last, "invalid_tool_calls", None):
             return "fallback" if self._out_of_budget(state) else "tools"
         return "finish"
 
@@ -264,19 +297,24 @@ class ResearchNodes:
 
 
 def build_research_graph(
-    llm: BaseChatModel, retriever: Retriever, settings: Settings
+    llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
+    fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
+    strategy: Strategy | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The research sub-agent as a subgraph (it shares the parent's checkpointer)."""
-    nodes = ResearchNodes(llm, retriever, settings)
+    nodes = ResearchNodes(llm, retriever, settings, fast_llm=fast_llm, web=web,
+                          strategy=strategy)
     graph = StateGraph(ResearchState, input_schema=ResearchInput, output_schema=ResearchOutput)
-    graph.add_node("seed", nodes.seed)
+    graph.add_node("gather", nodes.corrective.gather)
+    graph.add_node("write", nodes.corrective.write)
     graph.add_node("agent", nodes.agent)
     graph.add_node("tools", nodes.tools_node)
     graph.add_node("compress", nodes.compress)
     graph.add_node("fallback", nodes.fallback)
     graph.add_node("finish", nodes.finish)
-    graph.add_edge(START, "seed")
-    graph.add_conditional_edges("seed", nodes.after_seed)
+    graph.add_edge(START, "gather")
+    graph.add_conditional_edges("gather", nodes.after_gather)
+    graph.add_edge("write", "finish")
     graph.add_conditional_edges("agent", nodes.after_agent)
     graph.add_conditional_edges("tools", nodes.after_tools)
     graph.add_edge("compress", "agent")

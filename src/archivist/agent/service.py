@@ -23,6 +23,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
 from archivist import events
+from archivist.agent.confidence import LOW
 from archivist.agent.graph import build_graph
 from archivist.agent.offline import retrieval_only, unreachable_message
 from archivist.agent.stats import TurnStats
@@ -33,6 +34,7 @@ from archivist.types import ArchivistError
 if TYPE_CHECKING:
     from archivist.library import Library
     from archivist.settings import Settings
+    from archivist.web import WebSearchProvider
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +62,16 @@ class AgentService:
         library: Library,
         llm: BaseChatModel | None = None,
         settings: Settings | None = None,
+        *,
+        fast_llm: BaseChatModel | None = None,
+        web: WebSearchProvider | None = None,
     ) -> None:
         self.library = library
         self.settings = settings or library.settings
         self._llm = llm
+        self._fast_llm = fast_llm if fast_llm is not None else llm
+        self._web = web
+        self._web_built = web is not None
         self._lock = threading.Lock()
         self._graphs: dict[str, Any] = {}
         path = self.settings.conversations_path
@@ -86,14 +94,40 @@ class AgentService:
                 self._llm = make_chat_model(self.settings)
             return self._llm
 
+    @property
+    def fast_llm(self) -> BaseChatModel:
+        """The model for analysis and grading: ``llm_fast`` when set, else :attr:`llm`."""
+        llm = self.llm
+        with self._lock:
+            if self._fast_llm is None:
+                if self.settings.llm_fast:
+                    from archivist.llm import make_chat_model
+
+                    self._fast_llm = make_chat_model(self.settings, role="fast")
+                else:
+                    self._fast_llm = llm
+            return self._fast_llm
+
+    @property
+    def web(self) -> WebSearchProvider | None:
+        """The web search provider (``web_search`` setting), or ``None`` when it is off."""
+        with self._lock:
+            if not self._web_built:
+                from archivist.web import make_web_search
+
+                self._web = make_web_search(self.settings)
+                self._web_built = True
+            return self._web
+
     def graph(self, collection: str | None = None) -> Any:
         """The compiled agent graph for a collection."""
         name = collection or self.settings.collection
-        llm = self.llm
+        llm, fast_llm, web = self.llm, self.fast_llm, self.web
         with self._lock:
             if name not in self._graphs:
                 self._graphs[name] = build_graph(
-                    llm, self.library.retriever(name), self.settings, self.checkpointer
+                    llm, self.library.retriever(name), self.settings, self.checkpointer,
+                    fast_llm=fast_llm, web=web,
                 )
             return self._graphs[name]
 
@@ -193,7 +227,7 @@ class AgentService:
         yield events.error(unreachable_message(self.settings))
         answer, sources = retrieval_only(self.library.retriever(collection), question)
         yield events.token(answer)
-        yield events.sources(sources, confidence="retrieval_only")
+        yield events.sources(sources, confidence=LOW)
         yield events.stats(stats.as_dict())
         yield events.done(thread_id, answer, status="retrieval_only")
 

@@ -2,8 +2,8 @@
 
 A document counts as cited when the answer names it and the agent retrieved it. Names the
 model typed that match nothing retrieved are invented: they are dropped (and reported).
-When the answer names no document, the sections read in full stand in (low confidence);
-an abstention cites nothing.
+When the answer names no document, the sections read in full stand in ("uncited"); an
+abstention cites nothing. Web results are cited as ``kind="web"`` sources with their URL.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ MAX_SOURCES = 10
 
 @dataclass
 class SourceReport:
-    """The sources, how confident the attribution is, and citations that were dropped."""
+    """The sources, how they were attributed, and citations that were dropped."""
 
     sources: list[Source]
-    confidence: str  # "cited", "uncited", "none"
+    attribution: str  # "cited", "uncited", "none"
     invented: list[str]
 
 
@@ -54,6 +54,8 @@ def _to_source(item: Evidence) -> Source:
         pages=item["pages"],
         page_start=item["page_start"],
         page_end=item["page_end"],
+        kind="web" if item["kind"] == "web" else "document",
+        url=item.get("url"),
     )
 
 

@@ -7,7 +7,8 @@ branches therefore merge their sub-answers and evidence without overwriting each
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+import re
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -21,10 +22,17 @@ def extend_or_reset(left: list[Any] | None, right: list[Any] | None) -> list[Any
     return [*(left or []), *right]
 
 
-class Evidence(TypedDict):
-    """One piece of text the agent actually retrieved (a search hit or a parent read)."""
+Route = Literal["documents", "web", "direct"]
 
-    kind: str  # "hit" or "parent"
+
+class Evidence(TypedDict):
+    """One piece of text the agent retrieved and kept (graded relevant, or ungraded).
+
+    Only kept evidence enters the state: a passage graded irrelevant is never stored,
+    shown to the answering model, or cited.
+    """
+
+    kind: str  # "hit", "parent" or "web"
     parent_id: str
     document_id: str
     document_name: str
@@ -32,6 +40,9 @@ class Evidence(TypedDict):
     page_start: int | None
     page_end: int | None
     sub_question: int
+    text: NotRequired[str]  # the quoted text (what the grader and the writer see)
+    url: NotRequired[str]  # web results only
+    grade: NotRequired[str]  # "relevant", or "ungraded" when grading failed
 
 
 class SubAnswer(TypedDict):
@@ -52,6 +63,8 @@ class AgentState(TypedDict, total=False):
     summary: str
     # the current turn
     question: str
+    route: str  # "documents", "web" or "direct" (from question analysis)
+    direct_reply: str
     clarification: str  # the question to ask back, while one is pending
     clarification_rounds: int
     sub_questions: list[str]
@@ -69,6 +82,7 @@ class ResearchInput(TypedDict):
     sub_question: str
     index: int
     stream_answer: bool
+    route: NotRequired[str]  # "web" starts with web search; anything else, the documents
 
 
 class ResearchOutput(TypedDict):
@@ -84,6 +98,7 @@ class ResearchState(TypedDict, total=False):
     sub_question: str
     index: int
     stream_answer: bool
+    route: str
     messages: Annotated[list[AnyMessage], add_messages]
     notes: str
     queries_run: Annotated[list[str], extend_or_reset]
@@ -94,11 +109,32 @@ class ResearchState(TypedDict, total=False):
     compressions: int
     budget_exhausted: bool
     evidence: Annotated[list[Evidence], extend_or_reset]
+    graded: Annotated[list[str], extend_or_reset]  # keys of passages already graded ...
+    rejected: Annotated[list[str], extend_or_reset]  # ... and those graded irrelevant
+    web_only: bool  # the kept evidence came from the web (answer without tools)
+    web_tried: bool
     sub_answers: list[SubAnswer]
 
 
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|thanks?( you)?|thank you|"
+    r"how are you|bye|goodbye)\b[\s\w]{0,20}[!.?]*\s*$",
+    re.IGNORECASE,
+)
+
+
 class QuestionAnalysis(BaseModel):
-    """Structured output of question analysis: rewritten sub-questions, or a clarification."""
+    """Structured output of question analysis: route, sub-questions, or a clarification."""
+
+    route: Route = Field(
+        default="documents",
+        description="'direct' for greetings, thanks and chit-chat (no search); 'web' for "
+        "current events and news when web search is offered; otherwise 'documents'.",
+    )
+    direct_reply: str = Field(
+        default="",
+        description="When route is 'direct': the short, friendly reply to send.",
+    )
 
     is_clear: bool = Field(
         default=True,
@@ -118,5 +154,47 @@ class QuestionAnalysis(BaseModel):
 
     @classmethod
     def scripted_default(cls, question: str) -> QuestionAnalysis:
-        """The scripted model's built-in reply: clear, one sub-question (the question)."""
+        """The scripted model's built-in reply: clear, one sub-question (the question).
+
+        A bare greeting or thanks ("Hello!", "thanks a lot") gets the direct route.
+        """
+        if _GREETING.match(question):
+            return cls(route="direct", direct_reply="Hello! Ask me anything about your "
+                       "documents.", sub_questions=[question])
         return cls(is_clear=True, sub_questions=[question])
+
+    @classmethod
+    def degraded(cls, question: str) -> QuestionAnalysis:
+        """What an unparseable analysis becomes: clear, unsplit, from the documents."""
+        return cls(route="documents", is_clear=True, sub_questions=[question])
+
+
+class RelevanceGrades(BaseModel):
+    """Structured output of grading: which retrieved passages bear on the question."""
+
+    relevant: list[str] = Field(
+        default_factory=list,
+        description="The ids (e.g. 'P1') of the passages that help answer the question. "
+        "Empty when none does.",
+    )
+    rewritten_query: str = Field(
+        default="",
+        description="When no passage is relevant: a better search query (other words, "
+        "synonyms, the key terms). Otherwise empty.",
+    )
+
+    @classmethod
+    def scripted_reply(cls, messages: list[Any], question: str) -> RelevanceGrades:
+        """The scripted model's grading: passages sharing a content word with the question.
+
+        With none, the rewrite is the question's content words.
+        """
+        from archivist.testing import passages_in, words_of
+
+        wanted = words_of(question)
+        relevant = [
+            attrs["id"] for attrs, body in passages_in(messages)
+            if "id" in attrs and wanted & words_of(body)
+        ]
+        rewrite = "" if relevant else " ".join(sorted(wanted))
+        return cls(relevant=relevant, rewritten_query=rewrite)

@@ -8,6 +8,7 @@ there (a made-up id, a path) gets ``unknown id``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -17,6 +18,7 @@ from archivist.agent.prompts import UNTRUSTED_NOTE
 from archivist.agent.state import Evidence
 from archivist.index.retriever import Retriever
 from archivist.types import Parent, SearchHit, format_pages
+from archivist.web import WebResult
 
 SEARCH = "search_documents"
 READ_PARENT = "read_parent"
@@ -35,12 +37,35 @@ def _attr(value: str) -> str:
     return value.replace('"', "'").replace("\n", " ")
 
 
-def passage_block(parent_id: str, document: str, pages: str, text: str, limit: int) -> str:
+def passage_block(
+    parent_id: str, document: str, pages: str, text: str, limit: int, *, passage_id: str = "",
+    url: str = "",
+) -> str:
     """One retrieved text as a delimited, quoted data block with its ids."""
-    header = f'<passage parent_id="{_attr(parent_id)}" document="{_attr(document)}"'
+    header = "<passage"
+    if passage_id:
+        header += f' id="{_attr(passage_id)}"'
+    if url:
+        header += f' source="web" document="{_attr(document)}" url="{_attr(url)}"'
+    else:
+        header += f' parent_id="{_attr(parent_id)}" document="{_attr(document)}"'
     if pages:
         header += f' pages="{_attr(pages)}"'
     return f"{header}>\n{_quote(text.strip(), limit)}\n</passage>"
+
+
+def evidence_block(item: Evidence, passage_id: str = "") -> str:
+    """A kept piece of evidence as a passage block (its stored text is already capped)."""
+    return passage_block(
+        item["parent_id"], item["document_name"], item["pages"], item.get("text", ""),
+        MAX_PARENT_CHARS, passage_id=passage_id, url=item.get("url", ""),
+    )
+
+
+def evidence_key(item: Evidence) -> str:
+    """Identity of a passage for grading: the same text from the same place is graded once."""
+    digest = hashlib.sha1(item.get("text", "").encode("utf-8")).hexdigest()[:12]
+    return f"{item['kind']}:{item['parent_id']}:{digest}"
 
 
 def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
@@ -54,6 +79,7 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
         page_start=hit.page_start,
         page_end=hit.page_end,
         sub_question=sub_question,
+        text=_quote(hit.text.strip(), MAX_PASSAGE_CHARS),
     )
 
 
@@ -68,6 +94,23 @@ def parent_evidence(parent: Parent, document_name: str, sub_question: int = 0) -
         page_start=parent.page_start,
         page_end=parent.page_end,
         sub_question=sub_question,
+        text=_quote(parent.text.strip(), MAX_PARENT_CHARS),
+    )
+
+
+def web_evidence(result: WebResult, sub_question: int = 0) -> Evidence:
+    """Evidence record for a web search result (its snippet is the text)."""
+    return Evidence(
+        kind="web",
+        parent_id=result.url,
+        document_id=result.url,
+        document_name=result.title,
+        pages="",
+        page_start=None,
+        page_end=None,
+        sub_question=sub_question,
+        text=_quote(result.snippet.strip(), MAX_PASSAGE_CHARS),
+        url=result.url,
     )
 
 
@@ -82,6 +125,16 @@ def render_hits(query: str, hits: list[SearchHit]) -> str:
     return f'{len(hits)} passages for "{query}", best first. {UNTRUSTED_NOTE}\n' + "\n".join(
         blocks
     )
+
+
+def render_kept(query: str, kept: list[Evidence], dropped: int) -> str:
+    """A search result after grading, as the model sees it: only the relevant passages."""
+    note = f" ({dropped} off-topic passages removed)" if dropped else ""
+    if not kept:
+        return (f'No relevant passages for "{query}"{note}. Try different words, or answer '
+                "with what you have.")
+    blocks = "\n".join(evidence_block(item) for item in kept)
+    return f'{len(kept)} relevant passages for "{query}"{note}. {UNTRUSTED_NOTE}\n{blocks}'
 
 
 def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
@@ -111,6 +164,21 @@ def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
         StructuredTool.from_function(search_documents, response_format="content_and_artifact"),
         StructuredTool.from_function(read_parent, response_format="content_and_artifact"),
     ]
+
+
+REQUIRED_ARGS = {SEARCH: "query", READ_PARENT: "parent_id"}
+
+
+def call_problem(name: str, args: Any, known: set[str]) -> str | None:
+    """Why a tool call cannot run (one line), or ``None`` when it is well formed."""
+    if name not in known:
+        return f"unknown tool: {name}; use one of: {', '.join(sorted(known))}"
+    if not isinstance(args, dict):
+        return f"invalid call to {name}: arguments must be a JSON object"
+    needed = REQUIRED_ARGS.get(name)
+    if needed and not str(args.get(needed, "")).strip():
+        return f"invalid call to {name}: missing argument {needed!r}"
+    return None
 
 
 def tool_args_text(args: dict[str, Any]) -> str:

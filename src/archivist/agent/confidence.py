@@ -1,0 +1,50 @@
+"""How sure an answer is: ``high``, ``medium`` or ``low``, derived by code, never by the model.
+
+The rule looks only at what the grader kept (see ``grading.py``) and at coverage, i.e.
+which sub-questions have kept evidence:
+
+- **low**: the answer abstains; or some sub-question has no kept evidence; or any kept
+  document passage is ``ungraded`` (the grader's output could not be parsed); or there is
+  no evidence at all (a direct reply, a retrieval-only answer without the LLM).
+- **high**: every sub-question has at least two distinct passages from the user's
+  documents graded relevant, and the answer cites the documents it used.
+- **medium**: everything in between: a sub-question rests on a single passage, the
+  evidence is only from the web, or the answer names no document it used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from archivist.agent.prompts import abstains
+from archivist.agent.state import Evidence
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+LEVELS = (HIGH, MEDIUM, LOW)
+
+
+def _distinct(items: Iterable[Evidence]) -> int:
+    return len({(e["kind"], e["parent_id"], e.get("text", "")[:200]) for e in items})
+
+
+def confidence(
+    answer: str, evidence: list[Evidence], sub_questions: Iterable[int], cited: bool = True
+) -> str:
+    """The confidence of ``answer`` given the kept ``evidence`` per sub-question index.
+
+    ``cited`` says whether the answer names the documents it used (see ``sources.py``).
+    """
+    indices = list(sub_questions)
+    if abstains(answer) or not evidence or not indices:
+        return LOW
+    documents = [e for e in evidence if e["kind"] != "web"]
+    if any(e.get("grade", "relevant") == "ungraded" for e in documents):
+        return LOW
+    level = HIGH if cited else MEDIUM
+    for index in indices:
+        own = [e for e in evidence if e["sub_question"] == index]
+        if not own:
+            return LOW
+        if _distinct(e for e in own if e["kind"] != "web") < 2:
+            level = MEDIUM
+    return level

@@ -1,0 +1,207 @@
+"""Corrective retrieval (CRAG), run by code before any answer is written.
+
+``gather`` opens every research sub-agent, whichever the strategy:
+
+1. search the documents with the sub-question (or, on the ``web`` route, the web first);
+2. grade all passages in one call on the fast model; only relevant ones are kept;
+3. none relevant: search once more with the grader's rewritten query, and grade again;
+4. still none: search the web when it is enabled (results graded the same way), else the
+   sub-agent abstains honestly without asking the model anything.
+
+Each search is recorded as a tool call and its *graded* result, so in the ``tools``
+strategy the model continues from passages that are all relevant. ``write`` answers from
+the kept passages without tools (the ``pipeline`` strategy, and web-only evidence).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
+from langchain_core.tools import BaseTool
+
+from archivist.agent import prompts
+from archivist.agent.grading import Grader
+from archivist.agent.state import Evidence, ResearchState
+from archivist.agent.steps import answer_config, content_words, emit_step, message_text, timed
+from archivist.agent.tools import (
+    SEARCH,
+    evidence_block,
+    evidence_key,
+    render_kept,
+    web_evidence,
+)
+from archivist.web import WebSearchProvider, WebUnavailable
+
+log = logging.getLogger(__name__)
+WEB_TOOL = "web_search"
+
+
+@dataclass
+class Screened:
+    """One round's passages after grading."""
+
+    shown: list[Evidence] = field(default_factory=list)  # kept (new or seen before)
+    new: list[Evidence] = field(default_factory=list)  # relevant and not yet in evidence
+    dropped: int = 0
+    graded_keys: list[str] = field(default_factory=list)
+    rejected_keys: list[str] = field(default_factory=list)
+    rewritten_query: str = ""
+
+    def kept_of(self, items: list[Evidence]) -> list[Evidence]:
+        """The kept versions (with their grade) of some of the round's items."""
+        kept = {evidence_key(e): e for e in self.shown}
+        return [kept[k] for k in (evidence_key(i) for i in items) if k in kept]
+
+
+def screen(
+    grader: Grader, question: str, items: list[Evidence], state: dict[str, Any], index: int
+) -> Screened:
+    """Grade a round's new passages in one call; reuse earlier grades for repeats.
+
+    A parent read whose passage was already judged relevant is kept without grading.
+    """
+    graded = set(state.get("graded", []))
+    rejected = set(state.get("rejected", []))
+    good_parents = {e["parent_id"] for e in state.get("evidence", [])}
+    out = Screened()
+    fresh: list[Evidence] = []
+    for item in items:
+        key = evidence_key(item)
+        if key in rejected:
+            out.dropped += 1
+        elif key in graded:
+            out.shown.append(Evidence(**{**item, "grade": "relevant"}))  # type: ignore[typeddict-item]
+        elif item["kind"] == "parent" and item["parent_id"] in good_parents:
+            kept = Evidence(**{**item, "grade": "relevant"})  # type: ignore[typeddict-item]
+            out.shown.append(kept)
+            out.new.append(kept)
+            out.graded_keys.append(key)
+        else:
+            fresh.append(item)
+    if fresh:
+        outcome = grader.grade(question, fresh, index)
+        out.shown += outcome.kept
+        out.new += outcome.kept
+        out.dropped += len(outcome.dropped)
+        out.graded_keys += [evidence_key(i) for i in fresh]
+        out.rejected_keys += [evidence_key(i) for i in outcome.dropped]
+        out.rewritten_query = outcome.rewritten_query
+    return out
+
+
+def keyword_query(question: str) -> str:
+    """A fallback rewrite when the grader gives none: the question's content words."""
+    wanted = content_words(question)
+    words = [w for w in re.findall(r"[a-z0-9+#]+", question.lower()) if w in wanted]
+    return " ".join(dict.fromkeys(words))
+
+
+class Corrective:
+    """The ``gather`` and ``write`` nodes of a research sub-agent."""
+
+    def __init__(
+        self, llm: BaseChatModel, grader: Grader, search_tool: BaseTool,
+        web: WebSearchProvider | None, web_results: int = 3,
+    ) -> None:
+        self.llm = llm
+        self.grader = grader
+        self.search_tool = search_tool
+        self.web = web
+        self.web_results = web_results
+
+    # --- one search round -------------------------------------------------------------
+    def _record(self, update: dict[str, Any], name: str, query: str, text: str,
+                screened: Screened, call_id: str) -> None:
+        call = ToolCall(name=name, args={"query": query}, id=call_id, type="tool_call")
+        update["messages"] += [
+            AIMessage(content="", tool_calls=[call]),
+            ToolMessage(content=text, tool_call_id=call_id, name=name, artifact=screened.new),
+        ]
+        update["evidence"] += screened.new
+        update["graded"] += screened.graded_keys
+        update["rejected"] += screened.rejected_keys
+
+    def _documents(self, query: str, state: ResearchState, update: dict[str, Any]) -> Screened:
+        index = state.get("index", 0)
+        call_id = f"gather-{index}-{len(update['queries_run'])}"
+        message = self.search_tool.invoke(
+            ToolCall(name=SEARCH, args={"query": query}, id=call_id, type="tool_call")
+        )
+        items = [Evidence(**{**e, "sub_question": index}) for e in message.artifact or []]  # type: ignore[typeddict-item]
+        emit_step("search", query, results=len(items), sub_question=index)
+        update["queries_run"].append(query)
+        update["tool_calls"] += 1
+        update["hits_seen"] += len(items)
+        screened = screen(self.grader, state["sub_question"], items, update, index)
+        text = render_kept(query, screened.shown, screened.dropped) if items else message_text(
+            message.content)
+        self._record(update, SEARCH, query, text, screened, call_id)
+        return screened
+
+    def _web(self, query: str, state: ResearchState, update: dict[str, Any]) -> Screened:
+        index = state.get("index", 0)
+        assert self.web is not None
+        update["web_tried"] = True
+        try:
+            results = self.web.search(query, k=self.web_results)
+        except WebUnavailable as exc:
+            log.warning("web search failed: %s", exc)
+            emit_step("web_unavailable", str(exc), sub_question=index)
+            return Screened()
+        items = [web_evidence(r, index) for r in results]
+        emit_step("web_search", query, results=len(items), provider=self.web.name,
+                  sub_question=index)
+        screened = screen(self.grader, state["sub_question"], items, update, index)
+        text = render_kept(query, screened.shown, screened.dropped)
+        self._record(update, WEB_TOOL, query, text, screened, f"web-{index}")
+        return screened
+
+    # --- nodes ------------------------------------------------------------------------
+    @timed("research")
+    def gather(self, state: ResearchState) -> dict[str, Any]:
+        """Search, grade, retry once with a rewritten query, then the web or nothing."""
+        question = state["sub_question"]
+        index = state.get("index", 0)
+        update: dict[str, Any] = {
+            "messages": [HumanMessage(prompts.RESEARCH_USER.format(question=question))],
+            "evidence": [], "graded": [], "rejected": [], "queries_run": [],
+            "tool_calls": 0, "hits_seen": 0, "web_only": False, "web_tried": False,
+        }
+        if state.get("route") == "web" and self.web is not None:
+            if self._web(question, state, update).new:
+                update["web_only"] = True
+                return update
+            emit_step("route", "documents (nothing relevant from the web)", sub_question=index)
+        first = self._documents(question, state, update)
+        if first.shown:
+            return update
+        rewrite = first.rewritten_query or keyword_query(question)
+        if rewrite and rewrite.lower() not in {q.lower() for q in update["queries_run"]}:
+            emit_step("retry", rewrite, original=question, sub_question=index)
+            if self._documents(rewrite, state, update).shown:
+                return update
+        if self.web is not None and not update["web_tried"]:
+            emit_step("web_fallback", "nothing relevant in the documents", sub_question=index)
+            if self._web(question, state, update).new:
+                update["web_only"] = True
+        return update
+
+    @timed("research")
+    def write(self, state: ResearchState) -> dict[str, Any]:
+        """Answer from the kept passages only, with no tools."""
+        passages = "\n".join(evidence_block(e) for e in state.get("evidence", []))
+        reply = self.llm.invoke(
+            [
+                SystemMessage(prompts.WRITE_SYSTEM),
+                HumanMessage(prompts.WRITE_USER.format(
+                    question=state["sub_question"], passages=passages
+                )),
+            ],
+            config=answer_config(state.get("stream_answer", False)),
+        )
+        return {"messages": [reply]}

@@ -1,0 +1,49 @@
+"""Which research strategy runs: ``tools`` (the model drives) or ``pipeline`` (code drives).
+
+``tools``: after the corrective first search, the model calls ``search_documents`` and
+``read_parent`` as it sees fit, then answers. For capable models.
+
+``pipeline``: the loop runs in code (search, grade, search again with a rewritten query,
+web fallback, answer); the model only analyses, grades and writes. For small local models
+whose tool calling is unreliable. Clarification and fan-out work the same in both.
+
+``auto`` picks ``pipeline`` for models without dependable tool calling
+(:func:`archivist.llm.supports_tool_calling`) and reports its choice as a step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archivist.settings import Settings
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """The chosen strategy and why."""
+
+    name: str  # "tools" or "pipeline"
+    reason: str
+
+    @property
+    def uses_tools(self) -> bool:
+        """Whether the research sub-agent lets the model call tools."""
+        return self.name == "tools"
+
+
+def choose_strategy(settings: Settings) -> Strategy:
+    """The strategy the settings ask for; ``auto`` decides from the answering model."""
+    configured = str(getattr(settings, "strategy", "auto"))
+    if configured in ("tools", "pipeline"):
+        return Strategy(configured, f"set by strategy={configured}")
+    from archivist.llm import describe_llm, supports_tool_calling
+
+    model = describe_llm(settings)
+    if supports_tool_calling(settings):
+        return Strategy("tools", f"auto: {model} calls tools dependably")
+    return Strategy("pipeline", f"auto: {model} has no dependable tool calling")
+
+
+def uses_tools(settings: Settings) -> bool:
+    """Whether the sub-agent may call tools (kept for callers of the earlier API)."""
+    return choose_strategy(settings).uses_tools
