@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
@@ -97,3 +98,22 @@ def test_a_failing_tool_marks_its_span(tmp_path: Path) -> None:
     assert failed.name == "tool search_documents" and failed.status.status_code == StatusCode.ERROR
     assert failed.parent is not None and failed.parent.span_id == top.context.span_id
     assert top.name == ROOT_SPAN
+
+
+def test_langfuse_handler_only_with_keys_and_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    from archivist import observability
+
+    made: list[Settings] = []
+
+    def fake(settings: Settings) -> BaseCallbackHandler:
+        made.append(settings)
+        return BaseCallbackHandler()
+
+    monkeypatch.setattr(observability, "_langfuse_handler", fake)
+    keys = {"langfuse_public_key": "pk", "langfuse_secret_key": "sk"}
+    assert tracing_callbacks(Settings(**keys)) == []  # no host: nothing
+    assert tracing_callbacks(Settings(langfuse_host="http://lf", langfuse_public_key="pk")) == []
+    assert len(tracing_callbacks(Settings(langfuse_host="http://lf", **keys))) == 1
+    assert len(made) == 1
