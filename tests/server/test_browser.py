@@ -7,6 +7,7 @@ new conversation, delete the document. Screenshots go to ``test-artifacts/screen
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -145,7 +146,7 @@ def walk(page: Any, browser: Any, server_url: str, corpus: dict[str, Path]) -> N
     texts = bot_texts(page)
     assert any("five years" in t for t in texts), texts
     assert any("Sources" in t and "zephyr-manual.pdf, p. 3" in t for t in texts), texts
-    steps = page.locator("#chatbot").get_by_text("Steps (1)")
+    steps = page.locator("#chatbot").get_by_text(re.compile(r"^Steps \(\d+\)$"))
     assert steps.count() == 1
     first_thread = page.locator("#thread-id").inner_text()
     page.wait_for_timeout(500)  # the finished steps fold away
@@ -154,6 +155,8 @@ def walk(page: Any, browser: Any, server_url: str, corpus: dict[str, Path]) -> N
     shot(page, "02-answer-with-sources")
     steps.first.click()  # unfold the steps
     step_line.wait_for(state="visible")
+    page.wait_for_timeout(500)
+    assert step_line.is_visible()
     shot(page, "03-steps-expanded")
 
     # 3. a clarification is a normal turn; the reply is just the next message

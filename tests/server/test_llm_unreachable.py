@@ -49,7 +49,9 @@ def test_stream_is_a_labelled_retrieval_only_answer(offline: TestClient) -> None
         assert r.status_code == 200
         frames = parse_sse("".join(r.iter_text()))
     names = [n for n, _ in frames]
-    assert names[0] == "error" and "ollama" in frames[0][1]["message"]
+    errors = [d["message"] for n, d in frames if n == "error"]
+    assert errors and "ollama" in errors[0] and "127.0.0.1:9" in errors[0]
+    assert names.index("error") < names.index("token")
     assert names[-1] == "done" and frames[-1][1]["status"] == "retrieval_only"
     text = "".join(d["text"] for n, d in frames if n == "token")
     assert text.startswith("Retrieval-only answer") and "90 days" in text
