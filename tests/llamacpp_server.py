@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
+import ctypes.util
 import importlib
 import importlib.util
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -97,6 +100,12 @@ def gguf_path() -> Path:
     return Path(module.assemble())
 
 
+def _die_with_parent() -> None:
+    """On Linux, have the kernel stop the server if the test process dies abruptly."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -126,7 +135,12 @@ def llamacpp_server(
         "--chat_format", "gemma",
     ]  # fmt: skip
     started = time.monotonic()
-    process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+    )
     server = LlamaCppServer(
         base_url=f"http://127.0.0.1:{port}/v1",
         process=process,
