@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     temperature: float = 0.0
     llm_timeout_s: float = 120.0
     llm_max_retries: int = 3
+    llm_max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap on reply tokens; also sent as legacy max_tokens to OpenAI-compatible servers.",
+    )
     ollama_base_url: str = Field(
         default="http://localhost:11434",
         validation_alias=AliasChoices(
