@@ -12,8 +12,11 @@ Each call is answered by, in order:
    the call: a pydantic instance answers only a structured call for its own schema, and
    a structured call takes no message or string from the script (so grading calls do
    not eat a script written for the research loop); an entry that does not fit waits;
+   callables and exceptions fit any call;
 2. the first of ``rules`` (callables ``(messages, info) -> reply | None``) that returns
-   something that fits the call, by the same test, other than ``None``;
+   something other than ``None`` and other than a pydantic object of another schema (a
+   rule may return a message or text to a structured call: that is how to test bad
+   structured output);
 3. the built-in deterministic behaviour (unless ``use_default=False``, which raises
    :class:`ScriptExhausted` instead):
 
@@ -228,7 +231,7 @@ class ScriptedChatModel(BaseChatModel):
             return entry(messages, info) if callable(entry) else entry  # type: ignore[no-any-return]
         for rule in self.rules:
             reply = rule(messages, info)
-            if reply is not None and _fits(reply, info.schema):
+            if reply is not None and not _wrong_schema(reply, info.schema):
                 return reply  # type: ignore[no-any-return]
         if not self.use_default:
             raise ScriptExhausted(f"no scripted reply for call {info.index}")
@@ -327,14 +330,21 @@ def _fits(entry: Any, schema: type[BaseModel] | None) -> bool:
     """Whether a script entry or rule reply can answer this call.
 
     A pydantic object answers only a structured call for its own schema, and a structured
-    call takes nothing else from the script (use a rule or a callable entry to return bad
-    output to it). Callables and exceptions fit any call.
+    call takes nothing else from the script (use a rule to return bad output to it).
+    Callables and exceptions fit any call.
     """
     if isinstance(entry, BaseMessage | str):
         return schema is None
     if isinstance(entry, BaseModel):
         return schema is not None and isinstance(entry, schema)
     return True  # a callable, or an exception to raise
+
+
+def _wrong_schema(reply: Any, schema: type[BaseModel] | None) -> bool:
+    """A rule's pydantic reply meant for another schema (a rule may return bad output)."""
+    if isinstance(reply, BaseModel) and not isinstance(reply, BaseMessage):
+        return schema is None or not isinstance(reply, schema)
+    return False
 
 
 def _json(value: Any) -> str:

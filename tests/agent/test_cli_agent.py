@@ -95,3 +95,20 @@ def test_clarification_is_printed_as_a_question(capsys) -> None:
     )
     assert (status, thread) == ("clarification", "t1")
     assert "? Which thing do you mean?" in capsys.readouterr().out
+
+
+def test_ask_prints_the_confidence(app, data_dir: Path) -> None:
+    result = runner.invoke(app, ["ask", "How do I install PostgreSQL?", "--data-dir",
+                                 str(data_dir)])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("confidence: "))
+    assert line.split(": ")[1] in {"high", "medium", "low"}
+
+
+def test_confidence_and_web_sources_are_rendered(capsys) -> None:
+    web = events.Source(document_id="https://w/J", document_name="Jupiter", kind="web",
+                        url="https://w/J")
+    cli_agent.render([events.token("Jupiter. [Jupiter]\n"),
+                      events.sources([web], confidence="medium"), events.done("t", "x")])
+    out = capsys.readouterr().out
+    assert "  - Jupiter (web: https://w/J)" in out and "confidence: medium" in out

@@ -187,7 +187,7 @@ class Corrective:
                 return update
         if self.web is not None and not update["web_tried"]:
             emit_step("web_fallback", "nothing relevant in the documents", sub_question=index)
-            if self._web(question, state, update).new:
+            if self._web(rewrite or question, state, update).new:
                 update["web_only"] = True
         return update
 

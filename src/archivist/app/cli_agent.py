@@ -1,6 +1,7 @@
 """``archivist ask`` and ``archivist chat``: the agent on the command line.
 
-Both print the answer as it streams, then its Sources. A clarification question is printed
+Both print the answer as it streams, then its Sources and its confidence (high, medium or
+low, derived by code from the graded evidence). A clarification question is printed
 and the next message (``chat``) or the next ``ask --thread ID`` answers it.
 Exit codes: 0 answered (or asked back), 3 retrieval-only (the LLM could not be reached),
 1 error.
@@ -81,13 +82,17 @@ def _print_sources(data: dict[str, Any]) -> None:
     items = data.get("sources") or []
     if not items:
         console.print(Text("Sources: none", style="dim"))
-        return
-    console.print(Text("Sources:", style="bold"))
+    else:
+        console.print(Text("Sources:", style="bold"))
     for item in items:
         label = f"{item['document_name']}, {item['pages']}" if item.get("pages") else item[
             "document_name"
         ]
+        if item.get("kind") == "web" and item.get("url"):
+            label = f"{label} (web: {item['url']})"
         console.print(Text(f"  - {label}"))
+    if data.get("confidence"):
+        console.print(Text(f"confidence: {data['confidence']}", style="dim"))
 
 
 def _stats_line(data: dict[str, Any]) -> str:
