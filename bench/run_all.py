@@ -19,7 +19,10 @@ BENCHMARKS = [
         ["ingest_bench.py", "--json", str(RESULTS / "ingest.json")],
     ),
     ("agent overhead and fan-out (scripted model)", ["agent_bench.py"]),
-    ("HTTP load: 20 concurrent conversations", ["load_bench.py", "--out", str(RESULTS / "load.json")]),
+    (
+        "HTTP load: 20 concurrent conversations",
+        ["load_bench.py", "--out", str(RESULTS / "load.json")],
+    ),
     ("retrieval quality: SciFact and HotpotQA-100", ["retrieval_bench.py", "--out", str(RESULTS)]),
 ]
 

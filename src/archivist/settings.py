@@ -73,7 +73,7 @@ class Settings(BaseSettings):
     llm_max_tokens: int | None = Field(
         default=None,
         ge=1,
-        description="Cap on reply tokens; also sent as legacy max_tokens to OpenAI-compatible servers.",
+        description="Cap on reply tokens (also sent as max_tokens to OpenAI-compatible servers).",
     )
     ollama_base_url: str = Field(
         default="http://localhost:11434",
