@@ -114,3 +114,21 @@ def test_unparseable_grades_keep_the_passages_ungraded_with_low_confidence(servi
     assert source_names(events) == ["postgres-guide.md"]
     (sources,) = [e.data for e in events if e.type == "sources"]
     assert sources["confidence"] == "low"
+
+
+def test_prompted_json_parses_the_first_object_or_reports_why_not() -> None:
+    from langchain_core.messages import HumanMessage
+
+    from archivist.agent.grading import prompted_json, structured_output
+    from archivist.llm import make_chat_model
+
+    llm = ScriptedChatModel(script=['Sure: ```json\n{"relevant": ["P2"]}\n```', "no idea"])
+    runnable = prompted_json(llm, RelevanceGrades)
+    good = runnable.invoke([HumanMessage("Question: q")])
+    assert good["parsed"] == RelevanceGrades(relevant=["P2"]) and good["parsing_error"] is None
+    assert "ONE JSON object" in str(llm.calls[0].messages[-1].content)
+    bad = runnable.invoke([HumanMessage("Question: q")])
+    assert bad["parsed"] is None and "no JSON object" in str(bad["parsing_error"])
+
+    custom = make_chat_model(Settings(llm="openai:m", openai_base_url="http://127.0.0.1:1/v1"))
+    assert structured_output(custom, RelevanceGrades).name == "RelevanceGradesPrompted"

@@ -12,6 +12,7 @@ model, so they never reach the answer or the Sources.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
 from archivist.agent import prompts
@@ -35,15 +36,41 @@ _ID = re.compile(r"(\d+)")
 def structured_output(llm: BaseChatModel, schema: type[M]) -> Runnable[Any, Any]:
     """``llm.with_structured_output(schema, include_raw=True)`` with a method that works.
 
-    OpenAI-compatible servers other than OpenAI's (llama.cpp, vLLM, LM Studio) often reject
-    ``response_format: json_schema`` (llama-cpp-python answers HTTP 500), so ``ChatOpenAI``
-    with a custom base URL uses function calling, which they support.
+    OpenAI-compatible servers other than OpenAI's (llama.cpp, vLLM, LM Studio) differ in
+    what they accept: llama-cpp-python rejects ``response_format: json_schema`` (HTTP 500),
+    and its grammar-constrained function calling takes seconds per token with a large
+    vocabulary. ``ChatOpenAI`` with a custom base URL therefore gets *prompted* JSON: the
+    schema is described in the prompt and the plain reply is parsed here.
     """
     inner = getattr(llm, "inner", llm)  # RetryingChatModel wraps the provider's model
     base = str(getattr(inner, "openai_api_base", "") or "")
     if type(inner).__name__ == "ChatOpenAI" and base and "api.openai.com" not in base:
-        return llm.with_structured_output(schema, include_raw=True, method="function_calling")
+        return prompted_json(llm, schema)
     return llm.with_structured_output(schema, include_raw=True)
+
+
+def prompted_json(llm: BaseChatModel, schema: type[M]) -> Runnable[Any, Any]:
+    """Structured output by prompt: ask for a JSON object, parse the first one in the reply.
+
+    Returns what ``with_structured_output(..., include_raw=True)`` returns: a dict with
+    ``raw``, ``parsed`` and ``parsing_error``.
+    """
+    fields = json.dumps(schema.model_json_schema().get("properties", {}))
+    instruction = prompts.JSON_REPLY.format(name=schema.__name__, fields=fields)
+
+    def call(messages: list[BaseMessage]) -> dict[str, Any]:
+        raw = llm.invoke([*messages, HumanMessage(instruction)])
+        text = str(raw.content) if isinstance(raw.content, str) else json.dumps(raw.content)
+        start, end = text.find("{"), text.rfind("}")
+        try:
+            if start < 0 or end < start:
+                raise ValueError("the reply holds no JSON object")
+            parsed = schema.model_validate_json(text[start:end + 1])
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            return {"raw": raw, "parsed": None, "parsing_error": exc}
+        return {"raw": raw, "parsed": parsed, "parsing_error": None}
+
+    return RunnableLambda(call, name=f"{schema.__name__}Prompted")
 
 
 def _unpack(result: Any, schema: type[M]) -> tuple[M | None, str]:
@@ -65,11 +92,13 @@ def _unpack(result: Any, schema: type[M]) -> tuple[M | None, str]:
 
 
 def invoke_structured(
-    runnable: Runnable[Any, Any], messages: list[BaseMessage], schema: type[M], what: str
+    runnable: Runnable[Any, Any], messages: list[BaseMessage], schema: type[M], what: str,
+    fallback: str = "",
 ) -> M | None:
     """Ask for ``schema``; on a parse failure retry once showing the error, then ``None``.
 
-    Each failure is a visible step (``{what}_retry``, ``{what}_fallback``).
+    Each failure is a visible step: ``{what}_retry`` with the error, then
+    ``{what}_fallback`` with the error and ``fallback`` (what the caller does instead).
     """
     attempt_messages = list(messages)
     for attempt in range(2):
@@ -83,7 +112,7 @@ def invoke_structured(
                 *messages, HumanMessage(prompts.STRUCTURED_RETRY.format(error=error))
             ]
         else:
-            emit_step(f"{what}_fallback", error)
+            emit_step(f"{what}_fallback", f"{error}; {fallback}" if fallback else error)
     return None
 
 
@@ -129,7 +158,8 @@ class Grader:
             SystemMessage(prompts.GRADE_SYSTEM),
             HumanMessage(prompts.GRADE_USER.format(question=question, passages=passages)),
         ]
-        grades = invoke_structured(self.runnable, messages, RelevanceGrades, "grade")
+        grades = invoke_structured(self.runnable, messages, RelevanceGrades, "grade",
+                                   "passages kept ungraded")
         if grades is None:
             kept = [Evidence(**{**item, "grade": "ungraded"}) for item in items]  # type: ignore[typeddict-item]
             emit_step("grade", f"grading failed: {len(items)} passages kept ungraded",

@@ -119,9 +119,9 @@ class ConversationNodes:
             question=question,
         )
         messages = [SystemMessage(system), HumanMessage(user)]
-        parsed = invoke_structured(self.analyzer, messages, QuestionAnalysis, "analysis")
+        parsed = invoke_structured(self.analyzer, messages, QuestionAnalysis, "analysis",
+                                   "question used as is: clear, unsplit, documents")
         if parsed is None:
-            emit_step("analysis_fallback", "question used as is: clear, unsplit, documents")
             parsed = QuestionAnalysis.degraded(question)
         route = parsed.route
         if route == "direct":

@@ -13,7 +13,6 @@ out; ``finish`` hands the sub-answer back.
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -22,7 +21,6 @@ from langchain_core.messages import (
     HumanMessage,
     RemoveMessage,
     SystemMessage,
-    ToolCall,
     ToolMessage,
 )
 from langchain_core.messages.utils import count_tokens_approximately
@@ -31,28 +29,19 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.graph.state import CompiledStateGraph
 
 from archivist.agent import prompts
-from archivist.agent.corrective import Corrective, screen
+from archivist.agent.corrective import Corrective
 from archivist.agent.grading import Grader
 from archivist.agent.state import ResearchInput, ResearchOutput, ResearchState, SubAnswer
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import Strategy, choose_strategy
+from archivist.agent.toolround import ToolRound
 from archivist.agent.tools import (
-    READ_PARENT,
     SEARCH,
-    call_problem,
     make_tools,
-    render_kept,
-    tool_args_text,
 )
 from archivist.index.retriever import Retriever
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
-
-log = logging.getLogger(__name__)
-
-
-def _key(name: str, arg: str) -> str:
-    return f"{name}:{arg.lower()}"
 
 
 class ResearchNodes:
@@ -71,97 +60,13 @@ class ResearchNodes:
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
         self.grader = Grader(self.fast_llm)
+        self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
         self.corrective = Corrective(
             llm, self.grader, self.tools[SEARCH], web, int(getattr(settings, "web_results", 3))
         )
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations
         self.compression_tokens = settings.compression_tokens
-
-    # --- tool execution --------------------------------------------------------------
-    def _run_calls(
-        self, calls: list[ToolCall], state: ResearchState, invalid: list[Any] | None = None
-    ) -> dict[str, Any]:
-        """Run a round of tool calls within budget, skipping repeats; grade what they found.
-
-        Malformed calls (arguments that are not JSON, an unknown tool, a missing argument)
-        are answered with a one-line error so the model can correct itself.
-        """
-        used = state.get("tool_calls", 0)
-        done = {_key(SEARCH, q) for q in state.get("queries_run", [])}
-        done |= {_key(READ_PARENT, p) for p in state.get("parents_read", [])}
-        index = state.get("index", 0)
-        update: dict[str, Any] = {
-            "messages": [], "evidence": [], "queries_run": [], "parents_read": [],
-            "graded": [], "rejected": [],
-        }
-        results: list[tuple[str, str, str, str, list[Any] | None]] = []
-        for bad in invalid or []:
-            used += 1
-            name = str(bad.get("name") or "unknown")
-            text = (f"invalid tool call: the arguments of {name} are not valid JSON; "
-                    "call it again with a JSON object")
-            emit_step("invalid_tool_call", text, sub_question=index)
-            results.append((bad.get("id") or f"call-{used}", name, "", text, None))
-        hits = 0
-        for call in calls:
-            artifact: list[Any] | None = None
-            name, args = call["name"], call.get("args", {})
-            arg = tool_args_text(args) if isinstance(args, dict) else ""
-            call_id = call.get("id") or f"call-{used}"
-            used += 1
-            problem = call_problem(name, args, set(self.tools))
-            if used > self.max_tool_calls:
-                text = "Not run: the tool-call budget is used up. Answer now."
-            elif problem:
-                text = problem
-                emit_step("invalid_tool_call", problem, sub_question=index)
-            elif _key(name, arg) in done:
-                text = (
-                    f"Already done: {name}({arg!r}). Its results are above or in your notes; "
-                    "use a different query, or answer."
-                )
-                emit_step("repeat_skipped", f"{name}: {arg}", sub_question=index)
-            else:
-                done.add(_key(name, arg))
-                text, artifact = self._invoke(name, call, arg)
-                for item in artifact:
-                    item["sub_question"] = index
-                kind = "search" if name == SEARCH else "read_parent"
-                emit_step(kind, arg, results=len(artifact), sub_question=index)
-                if name == SEARCH:
-                    update["queries_run"].append(arg)
-                    hits += len(artifact)
-                else:
-                    update["parents_read"].append(arg)
-            results.append((call_id, name, arg, text, artifact))
-        found = [item for *_, artifact in results for item in artifact or []]
-        screened = screen(self.grader, state["sub_question"], found, dict(state), index)
-        new_keys = {id(e) for e in screened.new}
-        for call_id, name, arg, text, artifact in results:
-            kept = screened.kept_of(artifact or [])
-            if artifact and name == SEARCH:
-                text = render_kept(arg, kept, len(artifact) - len(kept))
-            elif artifact and not kept:
-                text = f"Section {arg} is not relevant to the question; it is not shown."
-            update["messages"].append(ToolMessage(
-                content=text, tool_call_id=call_id, name=name,
-                artifact=[e for e in kept if id(e) in new_keys],
-            ))
-        update["evidence"] = screened.new
-        update["graded"] = screened.graded_keys
-        update["rejected"] = screened.rejected_keys
-        update["tool_calls"] = used
-        update["hits_seen"] = state.get("hits_seen", 0) + hits
-        return update
-
-    def _invoke(self, name: str, call: ToolCall, arg: str) -> tuple[str, list[Any]]:
-        try:
-            message = self.tools[name].invoke(call)
-        except Exception as exc:  # a failing tool tells the agent what failed, in one line
-            log.warning("tool %s(%r) failed: %s", name, arg, exc, exc_info=True)
-            return f"{name} failed: {type(exc).__name__}: {exc}", []
-        return message_text(message.content), list(message.artifact or [])
 
     # --- nodes -------------------------------------------------------------------------
     @timed("research")
@@ -179,7 +84,7 @@ class ResearchNodes:
         last = state["messages"][-1]
         calls = list(getattr(last, "tool_calls", []) or [])
         invalid = list(getattr(last, "invalid_tool_calls", []) or [])
-        return self._run_calls(calls, state, invalid)
+        return self.runner.run(calls, state, invalid)
 
     @timed("compression")
     def compress(self, state: ResearchState) -> dict[str, Any]:
