@@ -85,9 +85,8 @@ def make_chat_model(settings: Settings, role: str = "answer") -> BaseChatModel:
 
 
 def _max_tokens(settings: Settings) -> int | None:
-    """The reply-length cap, once ``Settings`` has ``llm_max_tokens`` (None: the default)."""
-    value = getattr(settings, "llm_max_tokens", None)
-    return int(value) if value else None
+    """The reply-length cap (None: the provider's default)."""
+    return settings.llm_max_tokens
 
 
 def _missing_extra(provider: str, exc: ImportError) -> ArchivistError:

@@ -103,6 +103,7 @@ class Settings(BaseSettings):
     web_search: Literal["off", "wikipedia", "duckduckgo"] = "off"
     web_search_url: str | None = None
     web_timeout_s: float = 8.0
+    web_results: int = Field(default=3, ge=1, le=10, description="Web results per web search.")
 
     # --- server --------------------------------------------------------------------
     host: str = "127.0.0.1"

@@ -68,7 +68,7 @@ class ConversationNodes:
         self.memory_turns = settings.memory_turns
         self.summary_words = max(50, settings.memory_summary_tokens * 3 // 4)
         self.max_sub_questions = settings.max_sub_questions
-        self.max_clarifications = int(getattr(settings, "max_clarifications", 2))
+        self.max_clarifications = settings.max_clarifications
 
     @timed("memory")
     def memory(self, state: AgentState) -> dict[str, Any]:

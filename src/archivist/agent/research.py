@@ -62,7 +62,7 @@ class ResearchNodes:
         self.grader = Grader(self.fast_llm)
         self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
         self.corrective = Corrective(
-            llm, self.grader, self.tools[SEARCH], web, int(getattr(settings, "web_results", 3))
+            llm, self.grader, self.tools[SEARCH], web, settings.web_results
         )
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations

@@ -190,7 +190,7 @@ class Answer(BaseModel):
         "answer": 'According to R-FAQ.pdf: "Use install.packages()." [R-FAQ.pdf, pp. 3-4]',
         "clarification": None,
         "sources": [SOURCE_EXAMPLE],
-        "confidence": "cited",
+        "confidence": "high",
         "steps": [{"kind": "search", "detail": "install a package in R"}],
         "stats": {"llm_calls": 3, "tool_calls": 1, "wall_seconds": 0.42},
     }]})
