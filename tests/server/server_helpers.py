@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+from uvicorn.config import Config
 
 from archivist.agent.state import QuestionAnalysis
 from archivist.testing import CallInfo, ScriptedChatModel
@@ -98,3 +106,22 @@ class SlowStreamingModel(ScriptedChatModel):
 def clarifying_slow_model() -> ScriptedChatModel:
     """The clarifying model, streaming slowly (for the browser)."""
     return SlowStreamingModel(rules=list(clarifying_model().rules))
+
+
+@contextmanager
+def served(app: FastAPI) -> Iterator[str]:
+    """Run ``app`` in a real uvicorn server on a free localhost port; yield its base URL."""
+    config = Config(app, host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import openai
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from server_helpers import parse_sse
+from server_helpers import parse_sse, served
 
 from archivist.app.api import create_app
 from archivist.index.embeddings import SentenceTransformerEmbedder
@@ -58,8 +59,13 @@ def test_stream_is_a_labelled_retrieval_only_answer(offline: TestClient) -> None
 
 
 def test_openai_sdk_sees_503_or_labelled_stream(offline: TestClient) -> None:
-    sdk = openai.OpenAI(base_url="http://testserver/v1", api_key="x", http_client=offline,
-                        max_retries=0)
+    assert isinstance(offline.app, FastAPI)
+    with served(offline.app) as url:
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="x", max_retries=0)
+        check_sdk_sees_503_or_labelled_stream(sdk)
+
+
+def check_sdk_sees_503_or_labelled_stream(sdk: openai.OpenAI) -> None:
     messages = [{"role": "user", "content": "How often is the Zephyr pump calibrated?"}]
     with pytest.raises(openai.InternalServerError) as caught:
         sdk.chat.completions.create(model="archivist", messages=messages)  # type: ignore[arg-type]

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import openai
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from server_helpers import served
 
 
 @pytest.fixture(scope="module")
-def sdk(client: TestClient) -> openai.OpenAI:
-    return openai.OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=client,
-                         max_retries=0)
+def sdk(open_app: FastAPI) -> Iterator[openai.OpenAI]:
+    """The real SDK over real HTTP to the app served by uvicorn."""
+    with served(open_app) as url:
+        yield openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
 
 
 def test_models(sdk: openai.OpenAI) -> None:
