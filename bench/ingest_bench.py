@@ -93,7 +93,10 @@ def main() -> int:
     print(f"  throughput: {pages / ingest_s:.1f} pages/s, {chunks / ingest_s:.1f} chunks/s")
     split = ", ".join(f"{k} {v:.1f} s ({v / ingest_s:.0%})" for k, v in report.timings.items())
     print(f"  split: {split}")
-    print(f"re-ingest, nothing changed: {reingest_s:.2f} s ({again.counts['unchanged']} unchanged)")
+    print(
+        f"re-ingest, nothing changed: {reingest_s * 1000:.0f} ms "
+        f"({again.counts['unchanged']} files unchanged)"
+    )
     for mode, lat in latency.items():
         print(f"search {mode:<6} p50 {lat['p50_ms']:.1f} ms  p95 {lat['p95_ms']:.1f} ms")
     print(f"  (search median over {len(QUERIES) * 3} queries, k=5)")

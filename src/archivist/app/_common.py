@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from archivist.library import Library
 from archivist.settings import Settings, load_settings
@@ -27,7 +28,7 @@ EXIT_DEGRADED = 3  # some files failed, or the answer is retrieval-only
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     """Print one clear line to stderr and exit with ``code``."""
-    err_console.print(f"[red]error:[/red] {message}")
+    err_console.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
 
 
