@@ -41,7 +41,12 @@ def open_client(url: str | None, path: Path, api_key: str | None = None) -> Qdra
         return QdrantClient(url=url, api_key=api_key)
     path.mkdir(parents=True, exist_ok=True)
     try:
-        return QdrantClient(path=str(path))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            client = QdrantClient(path=str(path))
+        for warning in caught:  # e.g. the embedded store's size advice: one log line
+            log.warning("%s", str(warning.message).split(". Consider")[0])
+        return client
     except RuntimeError as exc:
         if "already accessed" in str(exc):
             raise ArchivistError(
