@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import ValidationError
@@ -18,6 +18,15 @@ from archivist.types import ArchivistError
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+# Options every command that opens a library takes.
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Library folder (default ./.archivist or ARCHIVIST_DATA_DIR)."),
+]
+Collection = Annotated[
+    str | None, typer.Option("--collection", "-c", help="Knowledge base (default 'default').")
+]
 
 # Exit codes, so scripts can tell outcomes apart.
 EXIT_OK = 0

@@ -18,6 +18,8 @@ from archivist.app._common import (
     EXIT_DEGRADED,
     EXIT_ERROR,
     EXIT_USAGE,
+    Collection,
+    DataDir,
     console,
     err_console,
     fail,
@@ -40,14 +42,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Library folder (default ./.archivist or ARCHIVIST_DATA_DIR)."),
-]
-Collection = Annotated[
-    str | None, typer.Option("--collection", "-c", help="Knowledge base (default 'default').")
-]
 
 
 @contextmanager

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -20,6 +19,8 @@ from rich.text import Text
 from archivist.app._common import (
     EXIT_DEGRADED,
     EXIT_ERROR,
+    Collection,
+    DataDir,
     console,
     err_console,
     fail,
@@ -28,13 +29,6 @@ from archivist.app._common import (
 from archivist.events import Event
 from archivist.types import ArchivistError
 
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Library folder (default ./.archivist or ARCHIVIST_DATA_DIR)."),
-]
-Collection = Annotated[
-    str | None, typer.Option("--collection", "-c", help="Knowledge base (default 'default').")
-]
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="Show the steps (rewrites, searches) and stats.")
 ]
@@ -85,9 +79,11 @@ def _print_sources(data: dict[str, Any]) -> None:
     else:
         console.print(Text("Sources:", style="bold"))
     for item in items:
-        label = f"{item['document_name']}, {item['pages']}" if item.get("pages") else item[
-            "document_name"
-        ]
+        label = (
+            f"{item['document_name']}, {item['pages']}"
+            if item.get("pages")
+            else item["document_name"]
+        )
         if item.get("kind") == "web" and item.get("url"):
             label = f"{label} (web: {item['url']})"
         console.print(Text(f"  - {label}"))

@@ -15,6 +15,7 @@ from rich.table import Table
 from archivist.app._common import (
     EXIT_ERROR,
     EXIT_USAGE,
+    DataDir,
     console,
     err_console,
     fail,
@@ -23,10 +24,6 @@ from archivist.app._common import (
 from archivist.evaluation.beir import DatasetError
 from archivist.types import ArchivistError
 
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Library folder (default ./.archivist or ARCHIVIST_DATA_DIR)."),
-]
 Out = Annotated[Path | None, typer.Option("--out", help="Write the report files here.")]
 Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N queries.")]
 

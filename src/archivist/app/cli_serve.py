@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,6 +10,8 @@ import typer
 from archivist.app._common import (
     EXIT_ERROR,
     EXIT_USAGE,
+    Collection,
+    DataDir,
     console,
     err_console,
     fail,
@@ -19,13 +20,6 @@ from archivist.app._common import (
 )
 from archivist.types import ArchivistError
 
-DataDirOption = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Library folder (default ./.archivist or ARCHIVIST_DATA_DIR)."),
-]
-CollectionOption = Annotated[
-    str | None, typer.Option("--collection", "-c", help="Knowledge base (default 'default').")
-]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -49,13 +43,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def serve(
-        host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")
-                        ] = None,
-        port: Annotated[int | None, typer.Option(min=0, max=65535,
-                                                 help="Port (default 8000; 0 = any free).")
-                        ] = None,
-        data_dir: DataDirOption = None,
-        collection: CollectionOption = None,
+        host: Annotated[
+            str | None, typer.Option(help="Address to bind (default 127.0.0.1).")
+        ] = None,
+        port: Annotated[
+            int | None, typer.Option(min=0, max=65535, help="Port (default 8000; 0 = any free).")
+        ] = None,
+        data_dir: DataDir = None,
+        collection: Collection = None,
     ) -> None:
         """Serve the HTTP API, the OpenAI-compatible endpoint and the web UI."""
         import uvicorn
@@ -63,8 +58,7 @@ def register(app: typer.Typer) -> None:
         from archivist.app.api import create_app
 
         quiet_libraries()
-        settings = settings_from_cli(host=host, port=port, data_dir=data_dir,
-                                     collection=collection)
+        settings = settings_from_cli(host=host, port=port, data_dir=data_dir, collection=collection)
         try:
             api = create_app(settings)
         except ArchivistError as exc:
@@ -85,7 +79,7 @@ def register(app: typer.Typer) -> None:
         server.run(sockets=[sock])
 
     @app.command()
-    def mcp(data_dir: DataDirOption = None, collection: CollectionOption = None) -> None:
+    def mcp(data_dir: DataDir = None, collection: Collection = None) -> None:
         """Serve MCP over stdio (search_documents, ask, list_documents) for AI assistants."""
         from archivist.app.mcp_server import run_stdio
 
