@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -36,9 +35,9 @@ def eval_errors() -> Iterator[None]:
     try:
         yield
     except DatasetError as exc:
-        fail(escape(str(exc)), EXIT_USAGE)
+        fail(str(exc), EXIT_USAGE)
     except ArchivistError as exc:
-        fail(escape(str(exc)), EXIT_ERROR)
+        fail(str(exc), EXIT_ERROR)
 
 
 def _progress() -> Progress:
@@ -91,7 +90,7 @@ def retrieval(
     modes = list(dict.fromkeys(mode or _MODES))
     unknown = [m for m in modes if m not in _MODES]
     if unknown:
-        fail(escape(f"unknown mode '{unknown[0]}' (use bm25, dense or hybrid)"), EXIT_USAGE)
+        fail(f"unknown mode '{unknown[0]}' (use bm25, dense or hybrid)", EXIT_USAGE)
     with eval_errors():
         dataset = load_beir(beir)
         with open_library_from_cli(data_dir) as library, _progress() as progress:
@@ -157,7 +156,7 @@ def answers(
     with eval_errors():
         items = load_qa_dataset(dataset)
         if baseline is not None and not baseline.is_file():
-            fail(escape(f"missing file: {baseline}"), EXIT_USAGE)
+            fail(f"missing file: {baseline}", EXIT_USAGE)
         with open_library_from_cli(data_dir) as library, _progress() as progress:
             target = collection
             if dataset.is_dir():
@@ -170,17 +169,15 @@ def answers(
             elif not library.list(target):
                 name = target or library.settings.collection
                 fail(
-                    escape(
-                        f"collection '{name}' has no documents: ingest the dataset's "
-                        f"documents first (archivist ingest FILES -c {name})"
-                    ),
+                    f"collection '{name}' has no documents: ingest the dataset's "
+                    f"documents first (archivist ingest FILES -c {name})",
                     EXIT_USAGE,
                 )
             judge_fn = None
             if judge:
                 from archivist.evaluation.ragas_judge import make_ragas_judge
 
-                judge_fn = make_ragas_judge(library.settings, judge)
+                judge_fn = make_ragas_judge(library.settings, judge, library.embedder)
             task = progress.add_task("answers", total=min(len(items), limit or len(items)))
             records = run_answers(
                 library,
@@ -189,7 +186,8 @@ def answers(
                 collection=target,
                 limit=limit,
                 progress=lambda done, total, _r: progress.update(task, completed=done, total=total),
-                judge=judge_fn,
+                # a missing judge score is None, which summarize() already skips
+                judge=cast("Callable[[Any, dict[str, Any]], dict[str, float]] | None", judge_fn),
             )
             summary = summarize(dataset.name, target or library.settings.collection, records)
         table = Table(title=f"{summary.dataset}: {summary.items} items")
@@ -204,6 +202,12 @@ def answers(
             f"{summary.costs['tokens_in_total']:g} / out {summary.costs['tokens_out_total']:g} · "
             f"{summary.costs['wall_seconds_mean']:.2f} s per item · errors {summary.errors}"
         )
+        warned = sum(1 for r in records if r.get("judge_warnings"))
+        if warned:
+            console.print(
+                f"[yellow]judge warnings[/yellow] on {warned} items: some scores missing "
+                "(see judge_warnings in answers.jsonl)"
+            )
         for path in write_answers_report(summary, records, out_dir):
             console.print(f"wrote {path}")
         if baseline is not None:

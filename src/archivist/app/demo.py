@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pymupdf
 
+from archivist.app._common import console
+
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "guide"
 
 _CSS = (
@@ -61,7 +63,7 @@ def build_pdf(sources: list[Path], target: Path) -> Path:
 
 def run(args: list[str], env: dict[str, str]) -> int:
     """Run an ``archivist`` command the way a user would, echoing it first."""
-    print(f"\n$ archivist {' '.join(args)}", flush=True)
+    console.print(f"\n$ archivist {' '.join(args)}", markup=False)
     return subprocess.call([sys.executable, "-m", "archivist", *args], env=env)
 
 
@@ -87,7 +89,7 @@ def main() -> int:
         if code != 0:
             return code
     if llm == "scripted":
-        print(
+        console.print(
             "\n(the question below uses the built-in scripted model, which needs no server; "
             "run `make demo LLM=ollama:qwen3:4b-instruct-2507-q4_K_M` to use Ollama)"
         )

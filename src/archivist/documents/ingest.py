@@ -24,7 +24,6 @@ from archivist.documents.chunking import heading_path_text, split_children, spli
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file
 from archivist.index.sparse import SparseVector
 from archivist.types import (
-    ArchivistError,
     Child,
     DocumentRecord,
     FileResult,
@@ -170,6 +169,10 @@ class Ingestor:
             return FileResult(
                 str(path), IngestOutcome.FAILED, document_id, reason=_reason(exc, path)
             )
+        except Exception as exc:  # a converter bug must not cost the rest of the batch
+            log.warning("converting %s failed", path, exc_info=True)
+            reason = f"could not convert: {type(exc).__name__}: {exc}"
+            return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=reason)
         record = DocumentRecord(
             document_id=document_id,
             collection=self.collection,
@@ -184,7 +187,7 @@ class Ingestor:
         )
         try:
             self._write(record, chunked, previous)
-        except (ArchivistError, OSError, ValueError, RuntimeError) as exc:
+        except Exception as exc:  # rolled back; the batch goes on with the next file
             log.warning("ingest of %s failed, rolled back", path, exc_info=True)
             self.library.purge(self.collection, document_id)
             return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=str(exc))
