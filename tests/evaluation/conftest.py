@@ -8,6 +8,19 @@ from pathlib import Path
 import pytest
 import typer
 
+from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.library import Library
+from archivist.settings import Settings
+
+# the two documents of the answer-evaluation tests (a library per test, scripted LLM)
+DOCS = [
+    (
+        "volcano.md",
+        "# Volcanoes\n\nMount Etna is an active volcano in Sicily. Its lava flows are slow.",
+    ),
+    ("bread.md", "# Bread\n\nSourdough bread rises with wild yeast and needs a long fermentation."),
+]
+
 CORPUS = [
     {"_id": "d-volcano", "title": "Volcanoes", "text": "Magma erupts from volcanoes as lava."},
     {"_id": "d-tide", "title": "Tides", "text": "Lunar gravity pulls oceans into tides."},
@@ -69,3 +82,15 @@ def cli() -> typer.Typer:
 
     register(bare)
     return bare
+
+
+@pytest.fixture
+def scripted_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: SentenceTransformerEmbedder
+) -> Path:
+    """A library folder holding ``DOCS``, with ``ARCHIVIST_LLM=scripted`` set."""
+    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
+    data_dir = tmp_path / "lib"
+    with Library(Settings(data_dir=data_dir), embedder=embedder) as library:
+        library.ingest_texts(DOCS)
+    return data_dir

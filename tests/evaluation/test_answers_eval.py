@@ -20,17 +20,7 @@ from archivist.evaluation.qa_metrics import (
     phrase_recall,
     token_f1,
 )
-from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
-from archivist.settings import Settings
 
-DOCS = [
-    (
-        "volcano.md",
-        "# Volcanoes\n\nMount Etna is an active volcano in Sicily. Its lava flows are slow.",
-    ),
-    ("bread.md", "# Bread\n\nSourdough bread rises with wild yeast and needs a long fermentation."),
-]
 ITEMS = [
     {
         "id": "etna",
@@ -102,17 +92,6 @@ def test_beir_folder_with_answers(tiny_beir: Path) -> None:
     assert item.supporting_passages
 
 
-@pytest.fixture
-def scripted_library(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: SentenceTransformerEmbedder
-) -> Path:
-    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
-    data_dir = tmp_path / "lib"
-    with Library(Settings(data_dir=data_dir), embedder=embedder) as library:
-        library.ingest_texts(DOCS)
-    return data_dir
-
-
 def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -164,9 +143,7 @@ def test_answers_end_to_end_with_resume_and_gate(
     assert len(_lines(out / "answers.jsonl")) == 3  # reruns asked nothing again
 
 
-def test_answers_bad_input_and_missing_ragas(
-    cli: typer.Typer, scripted_library: Path, tmp_path: Path
-) -> None:
+def test_answers_bad_input(cli: typer.Typer, scripted_library: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     missing = runner.invoke(
         cli, ["eval", "answers", str(tmp_path / "none.json"), "--data-dir", str(scripted_library)]
@@ -178,23 +155,4 @@ def test_answers_bad_input_and_missing_ragas(
         cli, ["eval", "answers", str(dataset), "-c", "empty", "--data-dir", str(scripted_library)]
     )
     assert empty.exit_code == 2 and "'empty' has no documents" in empty.output
-    dataset = tmp_path / "qa.json"
-    dataset.write_text(json.dumps(ITEMS[:1]))
-    try:
-        import ragas  # noqa: F401
-    except ImportError:
-        judged = runner.invoke(
-            cli,
-            [
-                "eval",
-                "answers",
-                str(dataset),
-                "--judge",
-                "scripted",
-                "--out",
-                str(tmp_path / "o"),
-                "--data-dir",
-                str(scripted_library),
-            ],
-        )
-        assert judged.exit_code == 1 and "archivist[ragas]" in judged.output
+    assert "\\[" not in empty.output  # markup is escaped once, by fail()

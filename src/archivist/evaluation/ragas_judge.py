@@ -26,9 +26,11 @@ cannot be reached stops the run (finished items are kept for the next run).
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import math
 import os
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -49,6 +51,7 @@ __all__ = ["Judge", "JudgeOutputError", "make_ragas_judge", "passages_read"]
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
+_PYDANTIC_LINK = re.compile(r"\s*For further information visit \S+")
 Judge = Callable[["QAItem", dict[str, Any]], dict[str, float | None]]
 
 
@@ -105,6 +108,12 @@ class EmbedderEmbeddings:
         return self.embed_texts(texts)
 
 
+def _one_line(error: BaseException, limit: int = 300) -> str:
+    """An error's text on one line, without pydantic's "further information" links."""
+    text = _PYDANTIC_LINK.sub("", str(error))
+    return " ".join(text.split())[:limit]
+
+
 def _parsed(result: Any, schema: type[M]) -> M:
     """The parsed object of a ``with_structured_output(include_raw=True)`` result."""
     if isinstance(result, schema):
@@ -114,7 +123,7 @@ def _parsed(result: Any, schema: type[M]) -> M:
         return found["parsed"]  # type: ignore[no-any-return]
     error = found.get("parsing_error")
     if error is not None:
-        why = f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
+        why = f"{type(error).__name__}: {_one_line(error)}"
     else:
         text = " ".join(str(getattr(found.get("raw"), "content", "") or "").split())
         why = f"no {schema.__name__} object in the reply (got text: {text[:120]!r})"
@@ -150,7 +159,7 @@ def _import_ragas() -> dict[str, Any]:
             Faithfulness,
         )
     except ModuleNotFoundError as exc:
-        if exc.name == "ragas":
+        if exc.name == "ragas" or importlib.util.find_spec("ragas") is None:
             raise ArchivistError(
                 "--judge needs RAGAS, which is not installed: pip install 'archivist[ragas]'"
             ) from exc
@@ -194,7 +203,9 @@ def make_ragas_judge(
     precision_free = metrics["precision_free"](llm=llm)
     recall = metrics["context_recall"](llm=llm)
 
-    async def score(item: QAItem, record: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    async def score(
+        item: QAItem, record: dict[str, Any], warnings: list[str]
+    ) -> dict[str, float | None]:
         question, answer = item.question, str(record.get("answer") or "")
         reference = item.references[0] if item.references else ""
         passages = passages_read(record)
@@ -234,7 +245,7 @@ def make_ragas_judge(
                 raise ArchivistError(
                     f"cannot reach the judge, {describe_llm(judge_settings)}: {exc}"
                 ) from exc
-            warnings.append(f"{name}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+            warnings.append(f"{name}: {type(exc).__name__}: {_one_line(exc)}")
             return None
         if math.isnan(value):
             warnings.append(f"{name}: RAGAS found nothing to score (NaN)")
