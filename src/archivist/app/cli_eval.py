@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -186,8 +186,7 @@ def answers(
                 collection=target,
                 limit=limit,
                 progress=lambda done, total, _r: progress.update(task, completed=done, total=total),
-                # a missing judge score is None, which summarize() already skips
-                judge=cast("Callable[[Any, dict[str, Any]], dict[str, float]] | None", judge_fn),
+                judge=judge_fn,
             )
             summary = summarize(dataset.name, target or library.settings.collection, records)
         table = Table(title=f"{summary.dataset}: {summary.items} items")

@@ -216,7 +216,7 @@ def run_answers(
     collection: str | None = None,
     limit: int | None = None,
     progress: ItemProgress | None = None,
-    judge: Callable[[QAItem, dict[str, Any]], dict[str, float]] | None = None,
+    judge: Callable[[QAItem, dict[str, Any]], dict[str, float | None]] | None = None,
 ) -> list[dict[str, Any]]:
     """Answer and score the first ``limit`` items, skipping those already in the output.
 
