@@ -27,6 +27,7 @@ from archivist.resilience import (
     with_backoff,
 )
 from archivist.settings import Settings
+from local_http import closed_port, serving
 
 # --------------------------------------------------------------------------- fake server
 
@@ -138,22 +139,8 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def fake_openai() -> Iterator[tuple[FakeOpenAI, str]]:
     state = FakeOpenAI()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))) as url:
+        yield state, f"{url}/v1"
 
 
 class Recorder:
@@ -248,7 +235,7 @@ def test_delays_are_jittered_below_each_cap(fake_openai: tuple[FakeOpenAI, str])
 
 def test_connection_refused_is_retried_then_raised() -> None:
     sleeper = Recorder()
-    model = _model(f"http://127.0.0.1:{_closed_port()}/v1", sleeper, retries=2)
+    model = _model(f"http://127.0.0.1:{closed_port()}/v1", sleeper, retries=2)
     with pytest.raises(Exception) as caught:
         model.invoke("hi")
     assert is_connection_error(caught.value)

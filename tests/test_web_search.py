@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import socket
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +23,7 @@ from archivist.web import (
     make_web_search,
     to_sources,
 )
+from local_http import closed_port, serving
 
 # Shapes follow MediaWiki's REST search ("pages" of search result objects) and the
 # RESTBase page summary; trimmed to the fields a client reads plus a few it ignores.
@@ -188,22 +187,12 @@ class QuietServer(ThreadingHTTPServer):
 @pytest.fixture
 def web() -> Iterator[tuple[WebState, str]]:
     state = WebState()
-    server = QuietServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(QuietServer(("127.0.0.1", 0), _handler(state))) as url:
+        yield state, url
 
 
 def _closed_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+    return f"http://127.0.0.1:{closed_port()}"
 
 
 def test_web_search_is_off_by_default() -> None:

@@ -5,7 +5,6 @@ REST format (search + page summary)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +17,7 @@ from tests.agent.conftest import corpus_library  # noqa: F401  (session fixture)
 from archivist.agent.service import AgentService
 from archivist.library import Library
 from archivist.testing import ScriptedChatModel
+from local_http import serving
 
 JUPITER = {
     "type": "standard",
@@ -82,15 +82,9 @@ def wiki() -> Iterator[WikiServer]:
     state = WikiServer()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with serving(server) as url:
+        state.url = url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 Factory = Callable[..., AgentService]
