@@ -19,7 +19,7 @@ from archivist.llm import (
     parse_llm_spec,
     supports_tool_calling,
 )
-from archivist.resilience import RetryingChatModel
+from archivist.llm.resilience import RetryingChatModel
 from archivist.settings import Settings
 from archivist.types import ArchivistError
 

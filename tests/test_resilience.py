@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 from archivist.llm import is_connection_error, make_chat_model
-from archivist.resilience import (
+from archivist.llm.resilience import (
     RetryingChatModel,
     backoff_delay,
     is_transient,
@@ -420,7 +420,7 @@ def test_ollama_structured_output_is_routed_through_the_wrapper(
     caplog: pytest.LogCaptureFixture, method: str, include_raw: bool
 ) -> None:
     model = make_chat_model(Settings(llm="ollama:qwen3:4b"))
-    with caplog.at_level("WARNING", logger="archivist.resilience"):
+    with caplog.at_level("WARNING", logger="archivist.llm.resilience"):
         model.with_structured_output(Weather, method=method, include_raw=include_raw)
         model.bind_tools([Weather])
     assert "not retried" not in caplog.text

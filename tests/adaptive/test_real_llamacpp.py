@@ -18,7 +18,7 @@ import pytest
 from archivist.agent.service import AgentService
 from archivist.library import Library
 from archivist.llm import make_chat_model
-from archivist.resilience import RetryingChatModel
+from archivist.llm.resilience import RetryingChatModel
 from archivist.settings import Settings
 from llamacpp_server import LlamaCppServer, llamacpp  # noqa: F401  (pytest fixture)
 

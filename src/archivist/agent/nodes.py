@@ -21,11 +21,12 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.confidence import LOW, confidence
-from archivist.agent.grading import invoke_structured, structured_output
 from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import Strategy, choose_strategy
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
 
 HISTORY_ANSWER_CHARS = 800
@@ -59,10 +60,11 @@ class ConversationNodes:
     def __init__(
         self, llm: BaseChatModel, settings: Settings, *, fast_llm: BaseChatModel | None = None,
         web_enabled: bool = False, strategy: Strategy | None = None,
+        fast_profile: ModelProfile = DEFAULT_PROFILE,
     ) -> None:
         self.llm = llm
         self.fast_llm = fast_llm or llm
-        self.analyzer = structured_output(self.fast_llm, QuestionAnalysis)
+        self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile)
         self.web_enabled = web_enabled
         self.strategy = strategy or choose_strategy(settings)
         self.memory_turns = settings.memory_turns
@@ -120,7 +122,8 @@ class ConversationNodes:
         )
         messages = [SystemMessage(system), HumanMessage(user)]
         parsed = invoke_structured(self.analyzer, messages, QuestionAnalysis, "analysis",
-                                   "question used as is: clear, unsplit, documents")
+                                   "question used as is: clear, unsplit, documents",
+                                   report=emit_step)
         if parsed is None:
             parsed = QuestionAnalysis.degraded(question)
         route = parsed.route

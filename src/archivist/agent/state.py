@@ -7,7 +7,6 @@ branches therefore merge their sub-answers and evidence without overwriting each
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
@@ -76,53 +75,6 @@ class AgentState(TypedDict, total=False):
     status: str
 
 
-class ResearchInput(TypedDict):
-    """What the fan-out sends to one research sub-agent."""
-
-    sub_question: str
-    index: int
-    stream_answer: bool
-    route: NotRequired[str]  # "web" starts with web search; anything else, the documents
-
-
-class ResearchOutput(TypedDict):
-    """What a research sub-agent hands back to the conversation graph."""
-
-    sub_answers: list[SubAnswer]
-    evidence: list[Evidence]
-
-
-class ResearchState(TypedDict, total=False):
-    """A research sub-agent's working memory."""
-
-    sub_question: str
-    index: int
-    stream_answer: bool
-    route: str
-    messages: Annotated[list[AnyMessage], add_messages]
-    notes: str
-    queries_run: Annotated[list[str], extend_or_reset]
-    parents_read: Annotated[list[str], extend_or_reset]
-    tool_calls: int
-    iterations: int
-    hits_seen: int
-    compressions: int
-    budget_exhausted: bool
-    evidence: Annotated[list[Evidence], extend_or_reset]
-    graded: Annotated[list[str], extend_or_reset]  # keys of passages already graded ...
-    rejected: Annotated[list[str], extend_or_reset]  # ... and those graded irrelevant
-    web_only: bool  # the kept evidence came from the web (answer without tools)
-    web_tried: bool
-    sub_answers: list[SubAnswer]
-
-
-_GREETING = re.compile(
-    r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|thanks?( you)?|thank you|"
-    r"how are you|bye|goodbye)\b[\s\w]{0,20}[!.?]*\s*$",
-    re.IGNORECASE,
-)
-
-
 class QuestionAnalysis(BaseModel):
     """Structured output of question analysis: route, sub-questions, or a clarification."""
 
@@ -153,17 +105,6 @@ class QuestionAnalysis(BaseModel):
     )
 
     @classmethod
-    def scripted_default(cls, question: str) -> QuestionAnalysis:
-        """The scripted model's built-in reply: clear, one sub-question (the question).
-
-        A bare greeting or thanks ("Hello!", "thanks a lot") gets the direct route.
-        """
-        if _GREETING.match(question):
-            return cls(route="direct", direct_reply="Hello! Ask me anything about your "
-                       "documents.", sub_questions=[question])
-        return cls(is_clear=True, sub_questions=[question])
-
-    @classmethod
     def degraded(cls, question: str) -> QuestionAnalysis:
         """What an unparseable analysis becomes: clear, unsplit, from the documents."""
         return cls(route="documents", is_clear=True, sub_questions=[question])
@@ -182,19 +123,3 @@ class RelevanceGrades(BaseModel):
         description="When no passage is relevant: a better search query (other words, "
         "synonyms, the key terms). Otherwise empty.",
     )
-
-    @classmethod
-    def scripted_reply(cls, messages: list[Any], question: str) -> RelevanceGrades:
-        """The scripted model's grading: passages sharing a content word with the question.
-
-        With none, the rewrite is the question's content words.
-        """
-        from archivist.testing import passages_in, words_of
-
-        wanted = words_of(question)
-        relevant = [
-            attrs["id"] for attrs, body in passages_in(messages)
-            if "id" in attrs and wanted & words_of(body)
-        ]
-        rewrite = "" if relevant else " ".join(sorted(wanted))
-        return cls(relevant=relevant, rewritten_query=rewrite)

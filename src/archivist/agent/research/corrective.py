@@ -25,8 +25,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import BaseTool
 
 from archivist.agent import prompts
-from archivist.agent.grading import Grader
-from archivist.agent.state import Evidence, ResearchState
+from archivist.agent.research.grading import Grader
+from archivist.agent.research.state import ResearchState
+from archivist.agent.state import Evidence
 from archivist.agent.steps import answer_config, content_words, emit_step, message_text, timed
 from archivist.agent.tools import (
     SEARCH,

@@ -1,4 +1,4 @@
-"""The research sub-agent: corrective retrieval, then a tool loop or a written answer.
+"""The research sub-agent's nodes: corrective retrieval, then a tool loop or a written answer.
 
 ``gather`` (see ``corrective.py``) searches with the sub-question, grades the passages,
 retries once with a rewritten query and falls back to the web; nothing relevant means an
@@ -24,22 +24,22 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.messages.utils import count_tokens_approximately
-from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
-from langgraph.graph.state import CompiledStateGraph
 
 from archivist.agent import prompts
-from archivist.agent.corrective import Corrective
-from archivist.agent.grading import Grader
-from archivist.agent.state import ResearchInput, ResearchOutput, ResearchState, SubAnswer
+from archivist.agent.research.corrective import Corrective
+from archivist.agent.research.grading import Grader
+from archivist.agent.research.state import ResearchState
+from archivist.agent.research.toolround import ToolRound
+from archivist.agent.state import SubAnswer
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import Strategy, choose_strategy
-from archivist.agent.toolround import ToolRound
 from archivist.agent.tools import (
     SEARCH,
     make_tools,
 )
 from archivist.index.retriever import Retriever
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
 
@@ -50,7 +50,7 @@ class ResearchNodes:
     def __init__(
         self, llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
         fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
-        strategy: Strategy | None = None,
+        strategy: Strategy | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
     ) -> None:
         self.llm = llm
         self.fast_llm = fast_llm or llm
@@ -59,7 +59,7 @@ class ResearchNodes:
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader = Grader(self.fast_llm)
+        self.grader = Grader(self.fast_llm, fast_profile)
         self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
         self.corrective = Corrective(
             llm, self.grader, self.tools[SEARCH], web, settings.web_results
@@ -199,30 +199,3 @@ class ResearchNodes:
         if count_tokens_approximately(state["messages"]) > self.compression_tokens:
             return "compress"
         return "agent"
-
-
-def build_research_graph(
-    llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
-    fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
-    strategy: Strategy | None = None,
-) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The research sub-agent as a subgraph (it shares the parent's checkpointer)."""
-    nodes = ResearchNodes(llm, retriever, settings, fast_llm=fast_llm, web=web,
-                          strategy=strategy)
-    graph = StateGraph(ResearchState, input_schema=ResearchInput, output_schema=ResearchOutput)
-    graph.add_node("gather", nodes.corrective.gather)
-    graph.add_node("write", nodes.corrective.write)
-    graph.add_node("agent", nodes.agent)
-    graph.add_node("tools", nodes.tools_node)
-    graph.add_node("compress", nodes.compress)
-    graph.add_node("fallback", nodes.fallback)
-    graph.add_node("finish", nodes.finish)
-    graph.add_edge(START, "gather")
-    graph.add_conditional_edges("gather", nodes.after_gather)
-    graph.add_edge("write", "finish")
-    graph.add_conditional_edges("agent", nodes.after_agent)
-    graph.add_conditional_edges("tools", nodes.after_tools)
-    graph.add_edge("compress", "agent")
-    graph.add_edge("fallback", "finish")
-    graph.add_edge("finish", END)
-    return graph.compile(name="research")

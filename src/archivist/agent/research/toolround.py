@@ -14,9 +14,9 @@ from typing import Any
 from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 
-from archivist.agent.corrective import screen
-from archivist.agent.grading import Grader
-from archivist.agent.state import ResearchState
+from archivist.agent.research.corrective import screen
+from archivist.agent.research.grading import Grader
+from archivist.agent.research.state import ResearchState
 from archivist.agent.steps import emit_step, message_text
 from archivist.agent.tools import READ_PARENT, SEARCH, call_problem, render_kept, tool_args_text
 
