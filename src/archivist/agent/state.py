@@ -7,6 +7,7 @@ branches therefore merge their sub-answers and evidence without overwriting each
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
@@ -44,6 +45,20 @@ class Evidence(TypedDict):
     grade: NotRequired[str]  # "relevant", or "ungraded" when grading failed
 
 
+def graded_as(item: Evidence, grade: str) -> Evidence:
+    """A copy of ``item`` carrying ``grade``."""
+    out = item.copy()
+    out["grade"] = grade
+    return out
+
+
+def for_sub_question(item: Evidence, index: int) -> Evidence:
+    """A copy of ``item`` attributed to sub-question ``index``."""
+    out = item.copy()
+    out["sub_question"] = index
+    return out
+
+
 class SubAnswer(TypedDict):
     """What one research sub-agent concluded about its sub-question."""
 
@@ -54,25 +69,30 @@ class SubAnswer(TypedDict):
     budget_exhausted: bool
 
 
-class AgentState(TypedDict, total=False):
-    """The conversation graph's state; one checkpointed thread per conversation."""
+@dataclass(kw_only=True)
+class AgentState:
+    """The conversation graph's state; one checkpointed thread per conversation.
+
+    Every field has a default, so a node reads ``state.summary`` whether or not an
+    earlier node or turn wrote it.
+    """
 
     # conversation memory: finished turns (Human, AI, Human, AI, ...) and a rolling summary
-    messages: Annotated[list[AnyMessage], add_messages]
-    summary: str
+    messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
+    summary: str = ""
     # the current turn
-    question: str
-    route: str  # "documents", "web" or "direct" (from question analysis)
-    direct_reply: str
-    clarification: str  # the question to ask back, while one is pending
-    clarification_rounds: int
-    sub_questions: list[str]
-    sub_answers: Annotated[list[SubAnswer], extend_or_reset]
-    evidence: Annotated[list[Evidence], extend_or_reset]
-    answer: str
-    sources: list[dict[str, Any]]
-    confidence: str
-    status: str
+    question: str = ""
+    route: str = ""  # "documents", "web" or "direct" (from question analysis)
+    direct_reply: str = ""
+    clarification: str = ""  # the question to ask back, while one is pending
+    clarification_rounds: int = 0
+    sub_questions: list[str] = field(default_factory=list)
+    sub_answers: Annotated[list[SubAnswer], extend_or_reset] = field(default_factory=list)
+    evidence: Annotated[list[Evidence], extend_or_reset] = field(default_factory=list)
+    answer: str = ""
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    confidence: str = ""
+    status: str = ""
 
 
 class QuestionAnalysis(BaseModel):

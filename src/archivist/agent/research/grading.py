@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
-from archivist.agent.state import Evidence, RelevanceGrades
+from archivist.agent.state import Evidence, RelevanceGrades, graded_as
 from archivist.agent.steps import emit_step, timed
 from archivist.agent.tools import evidence_block
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
@@ -70,7 +70,7 @@ class Grader:
         grades = invoke_structured(self.runnable, messages, RelevanceGrades, "grade",
                                    "passages kept ungraded", report=emit_step)
         if grades is None:
-            kept = [Evidence(**{**item, "grade": "ungraded"}) for item in items]  # type: ignore[typeddict-item]
+            kept = [graded_as(item, "ungraded") for item in items]
             emit_step("grade", f"grading failed: {len(items)} passages kept ungraded",
                       sub_question=sub_question, kept=len(items), dropped=0)
             return GradeOutcome(kept=kept, degraded=True)
@@ -78,7 +78,7 @@ class Grader:
         outcome = GradeOutcome(rewritten_query=" ".join(grades.rewritten_query.split())[:300])
         for number, item in enumerate(items, start=1):
             if number in relevant:
-                outcome.kept.append(Evidence(**{**item, "grade": "relevant"}))  # type: ignore[typeddict-item]
+                outcome.kept.append(graded_as(item, "relevant"))
             else:
                 outcome.dropped.append(item)
         emit_step("grade", f"{len(outcome.kept)} of {len(items)} passages relevant",
