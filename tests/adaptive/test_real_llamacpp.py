@@ -35,8 +35,7 @@ def bounded_model(settings: Settings) -> RetryingChatModel:
     """
     model = make_chat_model(settings)
     assert isinstance(model, RetryingChatModel)
-    capped = model.inner.model_copy(update={"extra_body": {"max_tokens": MAX_TOKENS}})
-    return model.model_copy(update={"inner": capped})
+    return model.model_copy(update={"extra_body": {"max_tokens": MAX_TOKENS}})
 
 
 DOCS = {

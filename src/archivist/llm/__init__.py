@@ -13,11 +13,11 @@ from archivist.llm.capabilities import (
     profile_for,
     supports_tool_calling,
 )
+from archivist.llm.errors import is_connection_error, is_transient
 from archivist.llm.providers import (
     ChatModel,
     build_chat_model,
     describe_llm,
-    is_connection_error,
     make_chat_model,
 )
 from archivist.llm.spec import SUPPORTED_PROVIDERS, llm_spec_for, parse_llm_spec
@@ -30,6 +30,7 @@ __all__ = [
     "build_chat_model",
     "describe_llm",
     "is_connection_error",
+    "is_transient",
     "llm_spec_for",
     "make_chat_model",
     "parse_llm_spec",

@@ -13,7 +13,6 @@ import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from archivist.llm.capabilities import ModelProfile, profile_for
-from archivist.llm.resilience import exception_chain, with_backoff
 from archivist.llm.spec import llm_spec_for, parse_llm_spec
 from archivist.types import ArchivistError
 
@@ -46,6 +45,8 @@ def build_chat_model(settings: Settings, role: str = "answer") -> ChatModel:
         from archivist.testing import ScriptedChatModel
 
         return ChatModel(ScriptedChatModel(), profile)
+    from archivist.llm.resilience import with_backoff
+
     chat = _BUILDERS[provider](settings, model)
     return ChatModel(with_backoff(chat, settings), profile)
 
@@ -167,22 +168,3 @@ def describe_llm(settings: Settings, role: str = "answer") -> str:
     if provider == "anthropic":
         return f"anthropic model {model} (Anthropic API)"
     return f"google_genai model {model} (Google Gemini API)"
-
-
-def is_connection_error(exc: BaseException) -> bool:
-    """Whether ``exc`` (or anything in its cause chain) means "could not reach the LLM".
-
-    Connection refused / unreachable and connect timeouts count; a slow answer (read
-    timeout) or an HTTP error status does not.
-    """
-    for error in exception_chain(exc):
-        if isinstance(error, ConnectionError):  # incl. ConnectionRefusedError, ollama's
-            return True
-        names = {cls.__name__ for cls in type(error).__mro__}
-        if names & {"ConnectError", "ConnectTimeout"}:  # httpx, httpx2
-            return True
-        if "APIConnectionError" in names and "APITimeoutError" not in names:
-            return True  # openai / anthropic: could not connect
-        if "failed to connect" in str(error).lower():
-            return True
-    return False

@@ -1,12 +1,13 @@
 """Retries with exponential backoff and full jitter for transient LLM failures.
 
-A transient failure is one that may pass if we wait: the server refused or dropped the
-connection, a request timed out, or it answered HTTP 408, 429 or 5xx. Anything else (400,
-401, 403, 404, a bad schema, a parsing error) is raised at once.
-
-:func:`retry_call` is the primitive; :class:`RetryingChatModel` wraps any LangChain chat
-model so that every call (``invoke``, ``stream``, their async twins, ``bind_tools`` and
-``with_structured_output``) goes through it. :func:`with_backoff` builds one from settings.
+:func:`retry_call` is the primitive. :func:`with_backoff` gives any LangChain chat model
+retries where the provider's request is made: it returns a copy of the model whose class
+is the provider's own class with :class:`RetryingChatModel` mixed in, which retries
+``_generate`` / ``_agenerate`` and, before their first chunk, ``_stream`` / ``_astream``.
+The provider's own ``bind_tools`` and ``with_structured_output`` (every method) then bind
+the retrying model itself, so tool calls and structured output are retried with no
+runnable tree to rebuild. The provider SDK's own retries are turned off by the builders
+(one policy, the classification of :mod:`archivist.llm.errors`).
 """
 
 from __future__ import annotations
@@ -15,21 +16,16 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
-from langchain_core.runnables import (
-    Runnable,
-    RunnableBinding,
-    RunnableParallel,
-    RunnableSequence,
-    RunnableWithFallbacks,
-)
-from pydantic import ConfigDict, Field
+from pydantic import Field
+
+from archivist.llm.errors import is_transient
 
 if TYPE_CHECKING:
     from archivist.settings import Settings
@@ -38,64 +34,17 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: HTTP statuses worth another try: request timeout, rate limit, and every server error.
-TRANSIENT_STATUSES = frozenset({408, 429})
-
-#: Exception class names (anywhere in the MRO) that mean "try again later".
-_TRANSIENT_TYPE_NAMES = frozenset(
-    {
-        "TimeoutException",  # httpx / httpx2: connect, read, write and pool timeouts
-        "NetworkError",  # httpx / httpx2: connect, read, write, close errors
-        "RemoteProtocolError",  # httpx / httpx2: the server dropped the connection
-        "APIConnectionError",  # openai / anthropic: could not reach the server
-        "APITimeoutError",  # openai / anthropic
-        "InternalServerError",  # openai / anthropic 5xx
-        "RateLimitError",  # openai / anthropic 429
-        "ServiceUnavailable",  # google.api_core 503
-        "TooManyRequests",  # google.api_core 429
-        "ResourceExhausted",  # google.api_core 429
-        "DeadlineExceeded",  # google.api_core 504
-    }
-)
-
 DEFAULT_BASE_DELAY = 0.5
 DEFAULT_MAX_DELAY = 8.0
 
-
-def exception_chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc``, then its ``__cause__`` / ``__context__`` ancestors, each once."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
-def status_code_of(exc: BaseException) -> int | None:
-    """Return the HTTP status an exception carries (``status_code`` or ``response.status_code``)."""
-    for candidate in (exc, getattr(exc, "response", None)):
-        code = getattr(candidate, "status_code", None)
-        if isinstance(code, int) and 100 <= code <= 599:
-            return code
-    return None
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Whether ``exc`` (or what caused it) is a failure that a later retry may get past.
-
-    An HTTP status decides first: 408, 429 and 5xx are transient, any other 4xx is
-    not (even when a transient error appears further down the chain).
-    """
-    for error in exception_chain(exc):
-        status = status_code_of(error)
-        if status is not None:
-            return status in TRANSIENT_STATUSES or status >= 500
-        if isinstance(error, ConnectionError | TimeoutError):
-            return True
-        if any(cls.__name__ in _TRANSIENT_TYPE_NAMES for cls in type(error).__mro__):
-            return True
-    return False
+__all__ = [
+    "RetryingChatModel",
+    "aretry_call",
+    "backoff_delay",
+    "is_transient",
+    "retry_call",
+    "with_backoff",
+]
 
 
 def backoff_delay(
@@ -169,74 +118,28 @@ def _log_retry(exc: BaseException, attempt: int, attempts: int, delay: float) ->
 
 
 class RetryingChatModel(BaseChatModel):
-    """A chat model that retries its ``inner`` model's transient failures.
+    """Mixin: retries the provider's request hooks of the chat model class it precedes.
 
+    Never instantiated alone: :func:`with_backoff` builds ``Retrying<Provider>`` classes.
     Streaming is retried only while no chunk has been yielded; once text has reached the
     caller a failure is raised, since replaying it would duplicate output.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    retries: int = 3
+    retry_base_delay: float = DEFAULT_BASE_DELAY
+    retry_max_delay: float = DEFAULT_MAX_DELAY
+    retry_sleep: Callable[[float], None] = Field(default=time.sleep, exclude=True)
+    retry_async_sleep: Callable[[float], Awaitable[None]] = Field(
+        default=asyncio.sleep, exclude=True
+    )
+    retry_rng: Callable[[], float] = Field(default=random.random, exclude=True)
 
-    inner: BaseChatModel
-    max_retries: int = 3
-    base_delay: float = DEFAULT_BASE_DELAY
-    max_delay: float = DEFAULT_MAX_DELAY
-    sleep: Callable[[float], None] = Field(default=time.sleep, exclude=True)
-    async_sleep: Callable[[float], Awaitable[None]] = Field(default=asyncio.sleep, exclude=True)
-    rng: Callable[[], float] = Field(default=random.random, exclude=True)
-
-    @property
-    def _llm_type(self) -> str:
-        return self.inner._llm_type
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return dict(self.inner._identifying_params)
-
-    # --- the retry loop ----------------------------------------------------------------
-    def _retry(self, fn: Callable[[], T]) -> T:
-        return retry_call(
-            fn,
-            attempts=self.max_retries + 1,
-            base_delay=self.base_delay,
-            max_delay=self.max_delay,
-            sleep=self.sleep,
-            rng=self.rng,
-        )
-
-    async def _aretry(self, fn: Callable[[], Awaitable[T]]) -> T:
-        return await aretry_call(
-            fn,
-            attempts=self.max_retries + 1,
-            base_delay=self.base_delay,
-            max_delay=self.max_delay,
-            sleep=self.async_sleep,
-            rng=self.rng,
-        )
+    def _attempts(self) -> int:
+        return max(1, self.retries + 1)
 
     def _delay(self, retry_index: int) -> float:
-        return backoff_delay(
-            retry_index, base_delay=self.base_delay, max_delay=self.max_delay, rng=self.rng
-        )
-
-    # --- BaseChatModel hooks -------------------------------------------------------------
-    def _inner_streams(self) -> bool:
-        return type(self.inner)._stream is not BaseChatModel._stream
-
-    def _inner_astreams(self) -> bool:
-        return type(self.inner)._astream is not BaseChatModel._astream
-
-    def _should_stream(
-        self,
-        *,
-        async_api: bool,
-        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> bool:
-        """Stream only when the inner model can; otherwise follow the usual rules."""
-        if not self._inner_streams() and not (async_api and self._inner_astreams()):
-            return False
-        return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+        return backoff_delay(retry_index, base_delay=self.retry_base_delay,
+                             max_delay=self.retry_max_delay, rng=self.retry_rng)
 
     def _generate(
         self,
@@ -245,8 +148,13 @@ class RetryingChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return self._retry(
-            lambda: self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        return retry_call(
+            # the mixin always precedes a concrete provider class, whose _generate runs here
+            lambda: super(RetryingChatModel, self)._generate(  # type: ignore[safe-super]
+                messages, stop=stop, run_manager=run_manager, **kwargs
+            ),
+            attempts=self._attempts(), base_delay=self.retry_base_delay,
+            max_delay=self.retry_max_delay, sleep=self.retry_sleep, rng=self.retry_rng,
         )
 
     async def _agenerate(
@@ -256,8 +164,12 @@ class RetryingChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return await self._aretry(
-            lambda: self.inner._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        return await aretry_call(
+            lambda: super(RetryingChatModel, self)._agenerate(
+                messages, stop=stop, run_manager=run_manager, **kwargs
+            ),
+            attempts=self._attempts(), base_delay=self.retry_base_delay,
+            max_delay=self.retry_max_delay, sleep=self.retry_async_sleep, rng=self.retry_rng,
         )
 
     def _stream(
@@ -267,13 +179,12 @@ class RetryingChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        attempts = max(1, self.max_retries + 1)
+        attempts = self._attempts()
         for attempt in range(attempts):
             yielded = False
             try:
-                # run_manager stays here: BaseChatModel.stream reports each chunk we yield,
-                # so passing it down would report every token twice.
-                for chunk in self.inner._stream(messages, stop=stop, **kwargs):
+                for chunk in super()._stream(messages, stop=stop, run_manager=run_manager,
+                                             **kwargs):
                     yielded = True
                     yield chunk
                 return
@@ -282,7 +193,7 @@ class RetryingChatModel(BaseChatModel):
                     raise
                 delay = self._delay(attempt)
                 _log_retry(exc, attempt, attempts, delay)
-                self.sleep(delay)
+                self.retry_sleep(delay)
 
     async def _astream(
         self,
@@ -291,11 +202,12 @@ class RetryingChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        attempts = max(1, self.max_retries + 1)
+        attempts = self._attempts()
         for attempt in range(attempts):
             yielded = False
             try:
-                async for chunk in self.inner._astream(messages, stop=stop, **kwargs):
+                async for chunk in super()._astream(messages, stop=stop,
+                                                    run_manager=run_manager, **kwargs):
                     yielded = True
                     yield chunk
                 return
@@ -304,78 +216,21 @@ class RetryingChatModel(BaseChatModel):
                     raise
                 delay = self._delay(attempt)
                 _log_retry(exc, attempt, attempts, delay)
-                await self.async_sleep(delay)
-
-    # --- tools and structured output ------------------------------------------------
-    def bind_tools(
-        self,
-        tools: Sequence[Any],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[Any, Any]:
-        """Bind tools on the inner model, with its calls routed through this wrapper."""
-        if tool_choice is not None:
-            kwargs["tool_choice"] = tool_choice
-        return self._reroute(self.inner.bind_tools(tools, **kwargs), "bind_tools")
-
-    def with_structured_output(  # type: ignore[override]
-        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
-    ) -> Runnable[Any, Any]:
-        """Use the inner model's own structured output (its best method), retried here."""
-        structured = self.inner.with_structured_output(schema, include_raw=include_raw, **kwargs)
-        return self._reroute(structured, "with_structured_output")
-
-    def _reroute(self, runnable: Runnable[Any, Any], what: str) -> Runnable[Any, Any]:
-        rerouted, replaced = _replace_model(runnable, self.inner, self)
-        if not replaced:
-            logger.warning(
-                "%s of %s returned a runnable this wrapper cannot reach into; "
-                "its calls are not retried",
-                what,
-                type(self.inner).__name__,
-            )
-        return rerouted
+                await self.retry_async_sleep(delay)
 
 
-def _replace_model(
-    runnable: Runnable[Any, Any], old: BaseChatModel, new: BaseChatModel
-) -> tuple[Runnable[Any, Any], bool]:
-    """Copy ``runnable`` with every use of the model ``old`` pointing at ``new``.
+_RETRYING_CLASSES: dict[type[BaseChatModel], type[RetryingChatModel]] = {}
 
-    Providers build ``bind_tools`` / ``with_structured_output`` from bindings, sequences,
-    parallel maps and fallbacks around the model itself; those are rebuilt, the rest kept.
-    """
-    if runnable is old:
-        return new, True
-    if isinstance(runnable, RunnableBinding):
-        bound, replaced = _replace_model(runnable.bound, old, new)
-        return (
-            (runnable.model_copy(update={"bound": bound}), True)
-            if replaced
-            else (
-                runnable,
-                False,
-            )
+
+def retrying_class(cls: type[BaseChatModel]) -> type[RetryingChatModel]:
+    """``Retrying<cls>``: the provider class with :class:`RetryingChatModel` mixed in."""
+    if issubclass(cls, RetryingChatModel):
+        return cls
+    if cls not in _RETRYING_CLASSES:
+        _RETRYING_CLASSES[cls] = type(
+            f"Retrying{cls.__name__}", (RetryingChatModel, cls), {"__module__": __name__}
         )
-    if isinstance(runnable, RunnableSequence):
-        steps = [_replace_model(step, old, new) for step in runnable.steps]
-        if any(replaced for _, replaced in steps):
-            return RunnableSequence(*(step for step, _ in steps), name=runnable.name), True
-        return runnable, False
-    if isinstance(runnable, RunnableParallel):
-        branches = {key: _replace_model(step, old, new) for key, step in runnable.steps__.items()}
-        if any(replaced for _, replaced in branches.values()):
-            return RunnableParallel(steps__={k: s for k, (s, _) in branches.items()}), True
-        return runnable, False
-    if isinstance(runnable, RunnableWithFallbacks):
-        main, main_replaced = _replace_model(runnable.runnable, old, new)
-        fallbacks = [_replace_model(f, old, new) for f in runnable.fallbacks]
-        if main_replaced or any(replaced for _, replaced in fallbacks):
-            update = {"runnable": main, "fallbacks": [f for f, _ in fallbacks]}
-            return runnable.model_copy(update=update), True
-        return runnable, False
-    return runnable, False
+    return _RETRYING_CLASSES[cls]
 
 
 def with_backoff(
@@ -386,12 +241,21 @@ def with_backoff(
     async_sleep: Callable[[float], Awaitable[None]] | None = None,
     rng: Callable[[], float] | None = None,
 ) -> RetryingChatModel:
-    """Wrap ``model`` so transient failures are retried ``settings.llm_max_retries`` times."""
-    extra: dict[str, Any] = {}
+    """``model`` with transient failures retried ``settings.llm_max_retries`` times.
+
+    The result is an instance of the model's own class (plus the mixin) with the same
+    field values; its private state (clients, a scripted model's script and call log) is
+    shared with ``model``.
+    """
+    cls = retrying_class(type(model))
+    values = {name: getattr(model, name) for name in type(model).model_fields}
+    values["retries"] = max(0, settings.llm_max_retries)
     if sleep is not None:
-        extra["sleep"] = sleep
+        values["retry_sleep"] = sleep
     if async_sleep is not None:
-        extra["async_sleep"] = async_sleep
+        values["retry_async_sleep"] = async_sleep
     if rng is not None:
-        extra["rng"] = rng
-    return RetryingChatModel(inner=model, max_retries=max(0, settings.llm_max_retries), **extra)
+        values["retry_rng"] = rng
+    wrapped = cls.model_construct(_fields_set=set(model.model_fields_set), **values)
+    object.__setattr__(wrapped, "__pydantic_private__", model.__pydantic_private__)
+    return wrapped
