@@ -1,5 +1,10 @@
-"""Typed graph state (snake_case keys) for the agent and its research sub-agents.
+"""Typed state of the conversation graph, and what it shares with the research sub-agents.
 
+Also here: the items both graphs carry (evidence, sub-answers) and the structured-output
+schemas of the conversation's model calls.
+
+Graph state is a kw-only dataclass with a default for every field (LangGraph builds it
+from the channel values), so nodes read ``state.summary`` and never repeat a default.
 Per-turn lists use :func:`extend_or_reset`: a node (or the turn's input) sends ``None`` to
 clear the list at the start of a turn, and any list to append to it. Parallel research
 branches therefore merge their sub-answers and evidence without overwriting each other.
