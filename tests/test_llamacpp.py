@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from archivist.llm import describe_llm, make_chat_model, supports_tool_calling
-from archivist.resilience import RetryingChatModel
+from archivist.llm.resilience import RetryingChatModel
 from archivist.settings import Settings
 from llamacpp_server import LlamaCppServer, llamacpp  # noqa: F401  (pytest fixture)
 

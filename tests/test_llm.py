@@ -19,7 +19,7 @@ from archivist.llm import (
     parse_llm_spec,
     supports_tool_calling,
 )
-from archivist.resilience import RetryingChatModel
+from archivist.llm.resilience import RetryingChatModel
 from archivist.settings import Settings
 from archivist.types import ArchivistError
 
@@ -67,9 +67,9 @@ def test_ollama_model_gets_settings_in_its_constructor() -> None:
     )
     model = make_chat_model(settings)
     assert isinstance(model, RetryingChatModel)
-    assert model.max_retries == 5
-    inner = model.inner
-    assert isinstance(inner, ChatOllama)
+    assert model.retries == 5
+    assert isinstance(model, ChatOllama)
+    inner = model
     assert inner.model == "qwen3:4b-instruct-2507-q4_K_M"
     assert inner.base_url == "http://127.0.0.1:9999"
     assert inner.temperature == 0.3
@@ -78,10 +78,10 @@ def test_ollama_model_gets_settings_in_its_constructor() -> None:
 
 def test_fast_role_uses_llm_fast_when_set() -> None:
     settings = Settings(llm="ollama:qwen3:8b", llm_fast="ollama:qwen3:1.7b")
-    assert make_chat_model(settings, role="fast").inner.model == "qwen3:1.7b"  # type: ignore[attr-defined]
-    assert make_chat_model(settings).inner.model == "qwen3:8b"  # type: ignore[attr-defined]
+    assert make_chat_model(settings, role="fast").model == "qwen3:1.7b"  # type: ignore[attr-defined]
+    assert make_chat_model(settings).model == "qwen3:8b"  # type: ignore[attr-defined]
     plain = Settings(llm="ollama:qwen3:8b")
-    assert make_chat_model(plain, role="fast").inner.model == "qwen3:8b"  # type: ignore[attr-defined]
+    assert make_chat_model(plain, role="fast").model == "qwen3:8b"  # type: ignore[attr-defined]
 
 
 def test_openai_compatible_server_needs_no_key() -> None:
@@ -91,7 +91,7 @@ def test_openai_compatible_server_needs_no_key() -> None:
         temperature=0.1,
         llm_timeout_s=30.0,
     )
-    inner = make_chat_model(settings).inner  # type: ignore[attr-defined]
+    inner = make_chat_model(settings)
     assert isinstance(inner, ChatOpenAI)
     assert inner.model_name == "gemma3-270m"
     assert inner.openai_api_base == "http://127.0.0.1:8080/v1"
@@ -104,7 +104,7 @@ def test_openai_compatible_server_needs_no_key() -> None:
 
 def test_openai_base_url_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8081/v1")
-    inner = make_chat_model(Settings(llm="openai:local")).inner  # type: ignore[attr-defined]
+    inner = make_chat_model(Settings(llm="openai:local"))
     assert inner.openai_api_base == "http://127.0.0.1:8081/v1"
 
 
@@ -200,7 +200,7 @@ def test_unreachable_ollama_is_retried_then_reported_as_connection_error() -> No
     settings = Settings(llm="ollama:qwen3:0.6b", ollama_base_url=f"http://127.0.0.1:{port}")
     delays: list[float] = []
     model = make_chat_model(settings)
-    model = model.model_copy(update={"sleep": delays.append})
+    model = model.model_copy(update={"retry_sleep": delays.append})
     with pytest.raises(Exception) as caught:
         model.invoke("hi")
     assert is_connection_error(caught.value)
@@ -215,9 +215,9 @@ def test_reply_cap_reaches_the_constructor_and_legacy_servers() -> None:
     local = CappedSettings(
         llm="openai:gemma3-270m", openai_base_url="http://127.0.0.1:8080/v1", llm_max_tokens=64
     )
-    inner = make_chat_model(local).inner  # type: ignore[attr-defined]
+    inner = make_chat_model(local)
     assert inner.max_tokens == 64
     assert inner.extra_body == {"max_tokens": 64}
     ollama = make_chat_model(CappedSettings(llm="ollama:qwen3:4b", llm_max_tokens=32))
-    assert ollama.inner.num_predict == 32  # type: ignore[attr-defined]
-    assert make_chat_model(CappedSettings(llm="ollama:qwen3:4b")).inner.num_predict is None  # type: ignore[attr-defined]
+    assert ollama.num_predict == 32  # type: ignore[attr-defined]
+    assert make_chat_model(CappedSettings(llm="ollama:qwen3:4b")).num_predict is None  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 from archivist.llm import is_connection_error, make_chat_model
-from archivist.resilience import (
+from archivist.llm.resilience import (
     RetryingChatModel,
     backoff_delay,
     is_transient,
@@ -158,9 +158,9 @@ def _model(base_url: str, sleeper: Recorder, retries: int = 3, rng: Any = None) 
     settings = Settings(llm="openai:test-model", openai_base_url=base_url, llm_max_retries=retries)
     model = make_chat_model(settings)
     assert isinstance(model, RetryingChatModel)
-    update: dict[str, Any] = {"sleep": sleeper, "async_sleep": sleeper.asleep}
+    update: dict[str, Any] = {"retry_sleep": sleeper, "retry_async_sleep": sleeper.asleep}
     if rng is not None:
-        update["rng"] = rng
+        update["retry_rng"] = rng
     return model.model_copy(update=update)
 
 
@@ -411,16 +411,22 @@ def test_with_backoff_wraps_any_chat_model() -> None:
 
     model = with_backoff(ScriptedChatModel(script=["scripted reply"]), Settings(llm="scripted"))
     assert model.invoke("hi").content == "scripted reply"
-    assert model.max_retries == 3
+    assert model.retries == 3
 
 
 @pytest.mark.parametrize("method", ["json_schema", "function_calling", "json_mode"])
 @pytest.mark.parametrize("include_raw", [False, True])
-def test_ollama_structured_output_is_routed_through_the_wrapper(
-    caplog: pytest.LogCaptureFixture, method: str, include_raw: bool
-) -> None:
-    model = make_chat_model(Settings(llm="ollama:qwen3:4b"))
-    with caplog.at_level("WARNING", logger="archivist.resilience"):
-        model.with_structured_output(Weather, method=method, include_raw=include_raw)
-        model.bind_tools([Weather])
-    assert "not retried" not in caplog.text
+def test_ollama_structured_output_and_tools_are_retried(method: str, include_raw: bool) -> None:
+    settings = Settings(llm="ollama:qwen3:4b", ollama_base_url=f"http://127.0.0.1:{closed_port()}",
+                        llm_max_retries=2)
+    sleeper = Recorder()
+    model = make_chat_model(settings).model_copy(update={"retry_sleep": sleeper})
+    runnables = [
+        model.with_structured_output(Weather, method=method, include_raw=include_raw),
+        model.bind_tools([Weather]),
+    ]
+    for runnable in runnables:
+        with pytest.raises(Exception) as caught:
+            runnable.invoke("weather in Paris?")
+        assert is_connection_error(caught.value)
+    assert len(sleeper.delays) == 2 * settings.llm_max_retries  # every call was retried

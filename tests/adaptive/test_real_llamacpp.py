@@ -18,7 +18,7 @@ import pytest
 from archivist.agent.service import AgentService
 from archivist.library import Library
 from archivist.llm import make_chat_model
-from archivist.resilience import RetryingChatModel
+from archivist.llm.resilience import RetryingChatModel
 from archivist.settings import Settings
 from llamacpp_server import LlamaCppServer, llamacpp  # noqa: F401  (pytest fixture)
 
@@ -35,8 +35,7 @@ def bounded_model(settings: Settings) -> RetryingChatModel:
     """
     model = make_chat_model(settings)
     assert isinstance(model, RetryingChatModel)
-    capped = model.inner.model_copy(update={"extra_body": {"max_tokens": MAX_TOKENS}})
-    return model.model_copy(update={"inner": capped})
+    return model.model_copy(update={"extra_body": {"max_tokens": MAX_TOKENS}})
 
 
 DOCS = {

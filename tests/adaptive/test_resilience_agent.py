@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from tests.agent.helpers import done, run, source_names, steps
 
 from archivist.agent.state import QuestionAnalysis, RelevanceGrades
-from archivist.resilience import with_backoff
+from archivist.llm.resilience import with_backoff
 from archivist.settings import Settings
 from archivist.testing import CallInfo, ScriptedChatModel, tool_call
 
@@ -119,8 +119,8 @@ def test_unparseable_grades_keep_the_passages_ungraded_with_low_confidence(servi
 def test_prompted_json_parses_the_first_object_or_reports_why_not() -> None:
     from langchain_core.messages import HumanMessage
 
-    from archivist.agent.grading import prompted_json, structured_output
-    from archivist.llm import make_chat_model
+    from archivist.llm import build_chat_model
+    from archivist.llm.structured import prompted_json, structured_output
 
     llm = ScriptedChatModel(script=['Sure: ```json\n{"relevant": ["P2"]}\n```', "no idea"])
     runnable = prompted_json(llm, RelevanceGrades)
@@ -130,5 +130,11 @@ def test_prompted_json_parses_the_first_object_or_reports_why_not() -> None:
     bad = runnable.invoke([HumanMessage("Question: q")])
     assert bad["parsed"] is None and "no JSON object" in str(bad["parsing_error"])
 
-    custom = make_chat_model(Settings(llm="openai:m", openai_base_url="http://127.0.0.1:1/v1"))
-    assert structured_output(custom, RelevanceGrades).name == "RelevanceGradesPrompted"
+    local = Settings(llm="openai:m", openai_base_url="http://127.0.0.1:1/v1")
+    custom, profile = build_chat_model(local)
+    assert profile.structured == "prompted"
+    assert structured_output(custom, RelevanceGrades, profile).name == "RelevanceGradesPrompted"
+    cloud, cloud_profile = build_chat_model(Settings(llm="ollama:qwen3:4b"))
+    assert cloud_profile.structured == "native"
+    native = structured_output(cloud, RelevanceGrades, cloud_profile)
+    assert native.name != "RelevanceGradesPrompted"

@@ -6,9 +6,10 @@ import threading
 import time
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
 
+from archivist.agent import prompts
 from archivist.llm import make_chat_model
 from archivist.settings import Settings
 from archivist.testing import ScriptedChatModel, ScriptExhausted, tool_call
@@ -70,7 +71,10 @@ def test_default_searches_then_quotes_the_best_passage() -> None:
     answer = llm.invoke([HumanMessage("Question: What is Python?"), first, result])
     assert answer.content == 'According to py.pdf: "Python is a language." [py.pdf, p. 4]'
     off_topic = llm.invoke([HumanMessage("Question: Who won in 1966?"), first, result])
-    assert off_topic.content.startswith("The documents do not contain")
+    assert off_topic.content == "No passage answers anything about: Who won in 1966?"
+    prompted = llm.invoke([SystemMessage(prompts.RESEARCH_SYSTEM),
+                           HumanMessage("Question: Who won in 1966?"), first, result])
+    assert prompted.content.startswith(prompts.ABSTAIN_PREFIX + " anything about")
 
 
 def test_delay_does_not_serialise_concurrent_calls() -> None:

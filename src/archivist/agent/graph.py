@@ -6,7 +6,7 @@ r"""Wire the agent: ``build_graph(llm, retriever, settings, checkpointer)``.
                           |--(route: direct)--> direct -> END
                           \\--(Send per sub-question)--> research* -> answer -> END
 
-``research`` is the research sub-agent subgraph (see ``research.py``); the fan-out runs
+``research`` is the research sub-agent subgraph (see ``research/``); the fan-out runs
 one copy per sub-question concurrently, and their sub-answers and evidence merge through
 the state's reducers. Nothing here builds a model, a store or a web client: all are
 injected. ``fast_llm`` (default: ``llm``) analyses, grades, summarises and compresses;
@@ -23,10 +23,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from archivist.agent.nodes import ConversationNodes
-from archivist.agent.research import build_research_graph
+from archivist.agent.research.graph import build_research_graph
 from archivist.agent.state import AgentState
 from archivist.agent.strategy import choose_strategy
 from archivist.index.retriever import Retriever
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
 
@@ -39,14 +40,21 @@ def build_graph(
     *,
     fast_llm: BaseChatModel | None = None,
     web: WebSearchProvider | None = None,
+    fast_profile: ModelProfile = DEFAULT_PROFILE,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The compiled conversation graph. Invoke it with ``{"question": ...}`` per turn."""
+    """The compiled conversation graph. Invoke it with ``{"question": ...}`` per turn.
+
+    ``fast_profile`` is what ``fast_llm`` (or ``llm``) can do: how to ask it for
+    structured output (see :class:`archivist.llm.ModelProfile`).
+    """
     strategy = choose_strategy(settings)
     nodes = ConversationNodes(
-        llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy
+        llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy,
+        fast_profile=fast_profile,
     )
     research = build_research_graph(
-        llm, retriever, settings, fast_llm=fast_llm, web=web, strategy=strategy
+        llm, retriever, settings, fast_llm=fast_llm, web=web, strategy=strategy,
+        fast_profile=fast_profile,
     )
     graph = StateGraph(AgentState)
     graph.add_node("memory", nodes.memory)

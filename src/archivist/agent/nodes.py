@@ -21,11 +21,13 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.confidence import LOW, confidence
-from archivist.agent.grading import invoke_structured, structured_output
+from archivist.agent.research.state import ResearchInput
 from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import Strategy, choose_strategy
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
 
 HISTORY_ANSWER_CHARS = 800
@@ -59,10 +61,11 @@ class ConversationNodes:
     def __init__(
         self, llm: BaseChatModel, settings: Settings, *, fast_llm: BaseChatModel | None = None,
         web_enabled: bool = False, strategy: Strategy | None = None,
+        fast_profile: ModelProfile = DEFAULT_PROFILE,
     ) -> None:
         self.llm = llm
         self.fast_llm = fast_llm or llm
-        self.analyzer = structured_output(self.fast_llm, QuestionAnalysis)
+        self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile)
         self.web_enabled = web_enabled
         self.strategy = strategy or choose_strategy(settings)
         self.memory_turns = settings.memory_turns
@@ -82,7 +85,7 @@ class ConversationNodes:
             "sources": [], "confidence": "", "status": "running", "clarification": "",
             "clarification_rounds": 0, "route": "documents", "direct_reply": "",
         }
-        messages = list(state.get("messages", []))
+        messages = list(state.messages)
         if len(messages) <= 2 * self.memory_turns:
             return update
         keep = 2 * max(1, self.memory_turns // 2)
@@ -90,7 +93,7 @@ class ConversationNodes:
         reply = self.fast_llm.invoke([
             SystemMessage(prompts.SUMMARY_SYSTEM.format(max_words=self.summary_words)),
             HumanMessage(prompts.SUMMARY_USER.format(
-                summary=state.get("summary", "") or "(none)", turns=format_turns(fold)
+                summary=state.summary or "(none)", turns=format_turns(fold)
             )),
         ])
         words = message_text(reply.content).split()
@@ -106,21 +109,22 @@ class ConversationNodes:
         Output that cannot be parsed (after one retry showing the error) degrades to: clear,
         unsplit, answered from the documents.
         """
-        question = state["question"]
-        if not state.get("clarification_rounds"):
+        question = state.question
+        if not state.clarification_rounds:
             emit_step("strategy", self.strategy.name, reason=self.strategy.reason)
-        rounds = state.get("clarification_rounds", 0)
+        rounds = state.clarification_rounds
         may_ask = rounds < self.max_clarifications
         system = prompts.ANALYZE_SYSTEM + (prompts.ROUTE_WEB if self.web_enabled else "")
         system += "" if may_ask else prompts.FORCE_CLEAR
         user = prompts.ANALYZE_USER.format(
-            summary=state.get("summary", "") or "(none)",
-            history=format_turns(list(state.get("messages", []))) or "(none)",
+            summary=state.summary or "(none)",
+            history=format_turns(list(state.messages)) or "(none)",
             question=question,
         )
         messages = [SystemMessage(system), HumanMessage(user)]
         parsed = invoke_structured(self.analyzer, messages, QuestionAnalysis, "analysis",
-                                   "question used as is: clear, unsplit, documents")
+                                   "question used as is: clear, unsplit, documents",
+                                   report=emit_step)
         if parsed is None:
             parsed = QuestionAnalysis.degraded(question)
         route = parsed.route
@@ -145,50 +149,50 @@ class ConversationNodes:
 
     def route(self, state: AgentState) -> str | list[Send]:
         """Ask back, reply directly, or fan out one research sub-agent per sub-question."""
-        if state.get("clarification"):
+        if state.clarification:
             return "clarify"
-        if state.get("route") == "direct":
+        if state.route == "direct":
             return "direct"
-        subs = state.get("sub_questions") or [state["question"]]
+        subs = state.sub_questions or [state.question]
         single = len(subs) == 1
-        route = state.get("route") or "documents"
+        route = state.route or "documents"
         return [
-            Send("research", {"sub_question": q, "index": i, "stream_answer": single,
-                              "route": route})
+            Send("research", ResearchInput(sub_question=q, index=i, stream_answer=single,
+                                           route=route))
             for i, q in enumerate(subs)
         ]
 
     @timed("answer")
     def direct(self, state: AgentState) -> dict[str, Any]:
         """Greetings and small talk: the analysis' reply (or one short call), no retrieval."""
-        text = state.get("direct_reply", "").strip()
+        text = state.direct_reply.strip()
         if not text:
             reply = self.llm.invoke(
-                [SystemMessage(prompts.DIRECT_SYSTEM), HumanMessage(state["question"])],
+                [SystemMessage(prompts.DIRECT_SYSTEM), HumanMessage(state.question)],
                 config=answer_config(True),
             )
             text = message_text(reply.content).strip()
         return {
             "answer": text, "sources": [], "confidence": LOW, "status": "answered",
-            "messages": [HumanMessage(state["question"]), AIMessage(text)],
+            "messages": [HumanMessage(state.question), AIMessage(text)],
         }
 
     def clarify(self, state: AgentState) -> dict[str, Any]:
         """Pause for the user; their reply is combined with the pending question."""
-        ask = state["clarification"]
-        reply = interrupt({"question": ask, "pending": state["question"]})
+        ask = state.clarification
+        reply = interrupt({"question": ask, "pending": state.question})
         text = " ".join(str(reply).split())
         emit_step("clarification", text, asked=ask)
         return {
-            "question": f"{state['question']} (clarification: {text})",
+            "question": f"{state.question} (clarification: {text})",
             "clarification": "",
-            "clarification_rounds": state.get("clarification_rounds", 0) + 1,
+            "clarification_rounds": state.clarification_rounds + 1,
         }
 
     @timed("answer")
     def answer(self, state: AgentState) -> dict[str, Any]:
         """One answer: the lone sub-answer as is (already streamed), or a composition."""
-        subs = sorted(state.get("sub_answers", []), key=lambda s: s["index"])
+        subs = sorted(state.sub_answers, key=lambda s: s["index"])
         if len(subs) == 1:
             text = subs[0]["answer"]
         elif not any(s["found"] for s in subs):
@@ -202,13 +206,13 @@ class ConversationNodes:
                 [
                     SystemMessage(prompts.COMPOSE_SYSTEM),
                     HumanMessage(prompts.COMPOSE_USER.format(
-                        question=state["question"], sub_answers=blocks
+                        question=state.question, sub_answers=blocks
                     )),
                 ],
                 config=answer_config(True),
             )
             text = message_text(reply.content).strip()
-        evidence = list(state.get("evidence", []))
+        evidence = list(state.evidence)
         report = build_sources(text, evidence)
         for name in report.invented:
             emit_step("dropped_citation", name)
@@ -220,5 +224,5 @@ class ConversationNodes:
             "sources": [asdict(s) for s in report.sources],
             "confidence": level,
             "status": "answered",
-            "messages": [HumanMessage(state["question"]), AIMessage(text)],
+            "messages": [HumanMessage(state.question), AIMessage(text)],
         }

@@ -87,12 +87,6 @@ WRITE_USER = """Question: {question}
 
 {passages}"""
 
-JSON_REPLY = """Reply with ONE JSON object and nothing else (no prose, no code fence): the
-{name} with these fields (JSON schema of each): {fields}"""
-
-STRUCTURED_RETRY = """Your previous reply could not be used: {error}
-Reply again, exactly in the requested structured format, with nothing else."""
-
 NOTES_HEADER = """Your notes so far (earlier working memory was compressed into them):
 {notes}
 

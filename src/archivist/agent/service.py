@@ -29,6 +29,7 @@ from archivist.agent.offline import retrieval_only, unreachable_message
 from archivist.agent.stats import TurnStats
 from archivist.agent.steps import ANSWER_TAG, message_text
 from archivist.events import Event, Source
+from archivist.llm.capabilities import ModelProfile, profile_for
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
@@ -109,6 +110,11 @@ class AgentService:
             return self._fast_llm
 
     @property
+    def fast_profile(self) -> ModelProfile:
+        """What the fast model can do (from the settings that built it)."""
+        return profile_for(self.settings, role="fast")
+
+    @property
     def web(self) -> WebSearchProvider | None:
         """The web search provider (``web_search`` setting), or ``None`` when it is off."""
         with self._lock:
@@ -127,7 +133,7 @@ class AgentService:
             if name not in self._graphs:
                 self._graphs[name] = build_graph(
                     llm, self.library.retriever(name), self.settings, self.checkpointer,
-                    fast_llm=fast_llm, web=web,
+                    fast_llm=fast_llm, web=web, fast_profile=self.fast_profile,
                 )
             return self._graphs[name]
 

@@ -1,5 +1,10 @@
-"""Typed graph state (snake_case keys) for the agent and its research sub-agents.
+"""Typed state of the conversation graph, and what it shares with the research sub-agents.
 
+Also here: the items both graphs carry (evidence, sub-answers) and the structured-output
+schemas of the conversation's model calls.
+
+Graph state is a kw-only dataclass with a default for every field (LangGraph builds it
+from the channel values), so nodes read ``state.summary`` and never repeat a default.
 Per-turn lists use :func:`extend_or_reset`: a node (or the turn's input) sends ``None`` to
 clear the list at the start of a turn, and any list to append to it. Parallel research
 branches therefore merge their sub-answers and evidence without overwriting each other.
@@ -7,7 +12,7 @@ branches therefore merge their sub-answers and evidence without overwriting each
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
@@ -45,6 +50,20 @@ class Evidence(TypedDict):
     grade: NotRequired[str]  # "relevant", or "ungraded" when grading failed
 
 
+def graded_as(item: Evidence, grade: str) -> Evidence:
+    """A copy of ``item`` carrying ``grade``."""
+    out = item.copy()
+    out["grade"] = grade
+    return out
+
+
+def for_sub_question(item: Evidence, index: int) -> Evidence:
+    """A copy of ``item`` attributed to sub-question ``index``."""
+    out = item.copy()
+    out["sub_question"] = index
+    return out
+
+
 class SubAnswer(TypedDict):
     """What one research sub-agent concluded about its sub-question."""
 
@@ -55,72 +74,30 @@ class SubAnswer(TypedDict):
     budget_exhausted: bool
 
 
-class AgentState(TypedDict, total=False):
-    """The conversation graph's state; one checkpointed thread per conversation."""
+@dataclass(kw_only=True)
+class AgentState:
+    """The conversation graph's state; one checkpointed thread per conversation.
+
+    Every field has a default, so a node reads ``state.summary`` whether or not an
+    earlier node or turn wrote it.
+    """
 
     # conversation memory: finished turns (Human, AI, Human, AI, ...) and a rolling summary
-    messages: Annotated[list[AnyMessage], add_messages]
-    summary: str
+    messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
+    summary: str = ""
     # the current turn
-    question: str
-    route: str  # "documents", "web" or "direct" (from question analysis)
-    direct_reply: str
-    clarification: str  # the question to ask back, while one is pending
-    clarification_rounds: int
-    sub_questions: list[str]
-    sub_answers: Annotated[list[SubAnswer], extend_or_reset]
-    evidence: Annotated[list[Evidence], extend_or_reset]
-    answer: str
-    sources: list[dict[str, Any]]
-    confidence: str
-    status: str
-
-
-class ResearchInput(TypedDict):
-    """What the fan-out sends to one research sub-agent."""
-
-    sub_question: str
-    index: int
-    stream_answer: bool
-    route: NotRequired[str]  # "web" starts with web search; anything else, the documents
-
-
-class ResearchOutput(TypedDict):
-    """What a research sub-agent hands back to the conversation graph."""
-
-    sub_answers: list[SubAnswer]
-    evidence: list[Evidence]
-
-
-class ResearchState(TypedDict, total=False):
-    """A research sub-agent's working memory."""
-
-    sub_question: str
-    index: int
-    stream_answer: bool
-    route: str
-    messages: Annotated[list[AnyMessage], add_messages]
-    notes: str
-    queries_run: Annotated[list[str], extend_or_reset]
-    parents_read: Annotated[list[str], extend_or_reset]
-    tool_calls: int
-    iterations: int
-    hits_seen: int
-    compressions: int
-    budget_exhausted: bool
-    evidence: Annotated[list[Evidence], extend_or_reset]
-    graded: Annotated[list[str], extend_or_reset]  # keys of passages already graded ...
-    rejected: Annotated[list[str], extend_or_reset]  # ... and those graded irrelevant
-    web_only: bool  # the kept evidence came from the web (answer without tools)
-    web_tried: bool
-    sub_answers: list[SubAnswer]
-
-
-_GREETING = re.compile(
-    r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|thanks?( you)?|thank you|"
-    r"how are you|bye|goodbye)\b[\s\w]{0,20}[!.?]*\s*$",
-    re.IGNORECASE,
-)
+    question: str = ""
+    route: str = ""  # "documents", "web" or "direct" (from question analysis)
+    direct_reply: str = ""
+    clarification: str = ""  # the question to ask back, while one is pending
+    clarification_rounds: int = 0
+    sub_questions: list[str] = field(default_factory=list)
+    sub_answers: Annotated[list[SubAnswer], extend_or_reset] = field(default_factory=list)
+    evidence: Annotated[list[Evidence], extend_or_reset] = field(default_factory=list)
+    answer: str = ""
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    confidence: str = ""
+    status: str = ""
 
 
 class QuestionAnalysis(BaseModel):
@@ -153,17 +130,6 @@ class QuestionAnalysis(BaseModel):
     )
 
     @classmethod
-    def scripted_default(cls, question: str) -> QuestionAnalysis:
-        """The scripted model's built-in reply: clear, one sub-question (the question).
-
-        A bare greeting or thanks ("Hello!", "thanks a lot") gets the direct route.
-        """
-        if _GREETING.match(question):
-            return cls(route="direct", direct_reply="Hello! Ask me anything about your "
-                       "documents.", sub_questions=[question])
-        return cls(is_clear=True, sub_questions=[question])
-
-    @classmethod
     def degraded(cls, question: str) -> QuestionAnalysis:
         """What an unparseable analysis becomes: clear, unsplit, from the documents."""
         return cls(route="documents", is_clear=True, sub_questions=[question])
@@ -182,19 +148,3 @@ class RelevanceGrades(BaseModel):
         description="When no passage is relevant: a better search query (other words, "
         "synonyms, the key terms). Otherwise empty.",
     )
-
-    @classmethod
-    def scripted_reply(cls, messages: list[Any], question: str) -> RelevanceGrades:
-        """The scripted model's grading: passages sharing a content word with the question.
-
-        With none, the rewrite is the question's content words.
-        """
-        from archivist.testing import passages_in, words_of
-
-        wanted = words_of(question)
-        relevant = [
-            attrs["id"] for attrs, body in passages_in(messages)
-            if "id" in attrs and wanted & words_of(body)
-        ]
-        rewrite = "" if relevant else " ".join(sorted(wanted))
-        return cls(relevant=relevant, rewritten_query=rewrite)

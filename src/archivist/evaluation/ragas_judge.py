@@ -37,7 +37,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from archivist.llm import describe_llm, is_connection_error, make_chat_model
+from archivist.llm import (
+    DEFAULT_PROFILE,
+    ModelProfile,
+    describe_llm,
+    is_connection_error,
+    make_chat_model,
+    profile_for,
+)
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
@@ -66,14 +73,16 @@ class ChatJudgeLLM:
     client serves every item (an async client would be tied to one item's event loop).
     """
 
-    def __init__(self, chat: BaseChatModel) -> None:
+    def __init__(self, chat: BaseChatModel, profile: ModelProfile = DEFAULT_PROFILE) -> None:
         self.chat = chat
+        self.profile = profile
 
     def generate(self, prompt: str, response_model: type[M]) -> M:
         """Ask for ``response_model``; :class:`JudgeOutputError` when the reply does not fit."""
-        from archivist.agent.grading import structured_output
+        from archivist.llm.structured import structured_output
 
-        result = structured_output(self.chat, response_model).invoke([HumanMessage(prompt)])
+        runnable = structured_output(self.chat, response_model, self.profile)
+        result = runnable.invoke([HumanMessage(prompt)])
         return _parsed(result, response_model)
 
     async def agenerate(self, prompt: str, response_model: type[M]) -> M:
@@ -196,7 +205,8 @@ def make_ragas_judge(
     """
     metrics = _import_ragas()
     judge_settings = settings.model_copy(update={"llm": spec, "llm_fast": None})
-    llm = ChatJudgeLLM(chat if chat is not None else make_chat_model(judge_settings))
+    llm = ChatJudgeLLM(chat if chat is not None else make_chat_model(judge_settings),
+                       profile_for(judge_settings))
     faithfulness = metrics["faithfulness"](llm=llm)
     relevancy = metrics["answer_relevancy"](llm=llm, embeddings=EmbedderEmbeddings(embedder))
     precision_ref = metrics["precision_ref"](llm=llm)

@@ -14,9 +14,9 @@ from typing import Any
 from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 
-from archivist.agent.corrective import screen
-from archivist.agent.grading import Grader
-from archivist.agent.state import ResearchState
+from archivist.agent.research.corrective import screen
+from archivist.agent.research.grading import Grader
+from archivist.agent.research.state import ResearchState
 from archivist.agent.steps import emit_step, message_text
 from archivist.agent.tools import READ_PARENT, SEARCH, call_problem, render_kept, tool_args_text
 
@@ -43,10 +43,10 @@ class ToolRound:
         Malformed calls (arguments that are not JSON, an unknown tool, a missing argument)
         are answered with a one-line error so the model can correct itself.
         """
-        used = state.get("tool_calls", 0)
-        done = {_key(SEARCH, q) for q in state.get("queries_run", [])}
-        done |= {_key(READ_PARENT, p) for p in state.get("parents_read", [])}
-        index = state.get("index", 0)
+        used = state.tool_calls
+        done = {_key(SEARCH, q) for q in state.queries_run}
+        done |= {_key(READ_PARENT, p) for p in state.parents_read}
+        index = state.index
         update: dict[str, Any] = {
             "messages": [], "evidence": [], "queries_run": [], "parents_read": [],
             "graded": [], "rejected": [],
@@ -92,7 +92,8 @@ class ToolRound:
                     update["parents_read"].append(arg)
             results.append((call_id, name, arg, text, artifact))
         found = [item for *_, artifact in results for item in artifact or []]
-        screened = screen(self.grader, state["sub_question"], found, dict(state), index)
+        screened = screen(self.grader, state.sub_question, found, index, graded=set(state.graded),
+                          rejected=set(state.rejected), evidence=state.evidence)
         new_keys = {id(e) for e in screened.new}
         for call_id, name, arg, text, artifact in results:
             kept = screened.kept_of(artifact or [])
@@ -108,7 +109,7 @@ class ToolRound:
         update["graded"] = screened.graded_keys
         update["rejected"] = screened.rejected_keys
         update["tool_calls"] = used
-        update["hits_seen"] = state.get("hits_seen", 0) + hits
+        update["hits_seen"] = state.hits_seen + hits
         return update
 
     def _invoke(self, name: str, call: ToolCall, arg: str) -> tuple[str, list[Any]]:

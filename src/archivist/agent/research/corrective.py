@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,8 +26,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import BaseTool
 
 from archivist.agent import prompts
-from archivist.agent.grading import Grader
-from archivist.agent.state import Evidence, ResearchState
+from archivist.agent.research.grading import Grader
+from archivist.agent.research.state import ResearchState
+from archivist.agent.state import Evidence, for_sub_question, graded_as
 from archivist.agent.steps import answer_config, content_words, emit_step, message_text, timed
 from archivist.agent.tools import (
     SEARCH,
@@ -59,15 +61,16 @@ class Screened:
 
 
 def screen(
-    grader: Grader, question: str, items: list[Evidence], state: dict[str, Any], index: int
+    grader: Grader, question: str, items: list[Evidence], index: int, *,
+    graded: Collection[str], rejected: Collection[str], evidence: Iterable[Evidence],
 ) -> Screened:
     """Grade a round's new passages in one call; reuse earlier grades for repeats.
 
-    A parent read whose passage was already judged relevant is kept without grading.
+    ``graded`` and ``rejected`` are the keys of passages graded before (and of those found
+    irrelevant); ``evidence`` is what was kept so far. A parent read whose passage was
+    already judged relevant is kept without grading.
     """
-    graded = set(state.get("graded", []))
-    rejected = set(state.get("rejected", []))
-    good_parents = {e["parent_id"] for e in state.get("evidence", [])}
+    good_parents = {e["parent_id"] for e in evidence}
     out = Screened()
     fresh: list[Evidence] = []
     for item in items:
@@ -75,9 +78,9 @@ def screen(
         if key in rejected:
             out.dropped += 1
         elif key in graded:
-            out.shown.append(Evidence(**{**item, "grade": "relevant"}))  # type: ignore[typeddict-item]
+            out.shown.append(graded_as(item, "relevant"))
         elif item["kind"] == "parent" and item["parent_id"] in good_parents:
-            kept = Evidence(**{**item, "grade": "relevant"})  # type: ignore[typeddict-item]
+            kept = graded_as(item, "relevant")
             out.shown.append(kept)
             out.new.append(kept)
             out.graded_keys.append(key)
@@ -115,6 +118,11 @@ class Corrective:
         self.web_results = web_results
 
     # --- one search round -------------------------------------------------------------
+    def _screen(self, question: str, items: list[Evidence], index: int,
+                update: dict[str, Any]) -> Screened:
+        return screen(self.grader, question, items, index, graded=set(update["graded"]),
+                      rejected=set(update["rejected"]), evidence=update["evidence"])
+
     def _record(self, update: dict[str, Any], name: str, query: str, text: str,
                 screened: Screened, call_id: str) -> None:
         call = ToolCall(name=name, args={"query": query}, id=call_id, type="tool_call")
@@ -127,24 +135,24 @@ class Corrective:
         update["rejected"] += screened.rejected_keys
 
     def _documents(self, query: str, state: ResearchState, update: dict[str, Any]) -> Screened:
-        index = state.get("index", 0)
+        index = state.index
         call_id = f"gather-{index}-{len(update['queries_run'])}"
         message = self.search_tool.invoke(
             ToolCall(name=SEARCH, args={"query": query}, id=call_id, type="tool_call")
         )
-        items = [Evidence(**{**e, "sub_question": index}) for e in message.artifact or []]  # type: ignore[typeddict-item]
+        items = [for_sub_question(e, index) for e in message.artifact or []]
         emit_step("search", query, results=len(items), sub_question=index)
         update["queries_run"].append(query)
         update["tool_calls"] += 1
         update["hits_seen"] += len(items)
-        screened = screen(self.grader, state["sub_question"], items, update, index)
+        screened = self._screen(state.sub_question, items, index, update)
         text = render_kept(query, screened.shown, screened.dropped) if items else message_text(
             message.content)
         self._record(update, SEARCH, query, text, screened, call_id)
         return screened
 
     def _web(self, query: str, state: ResearchState, update: dict[str, Any]) -> Screened:
-        index = state.get("index", 0)
+        index = state.index
         assert self.web is not None
         update["web_tried"] = True
         try:
@@ -156,7 +164,7 @@ class Corrective:
         items = [web_evidence(r, index) for r in results]
         emit_step("web_search", query, results=len(items), provider=self.web.name,
                   sub_question=index)
-        screened = screen(self.grader, state["sub_question"], items, update, index)
+        screened = self._screen(state.sub_question, items, index, update)
         text = render_kept(query, screened.shown, screened.dropped)
         self._record(update, WEB_TOOL, query, text, screened, f"web-{index}")
         return screened
@@ -165,14 +173,14 @@ class Corrective:
     @timed("research")
     def gather(self, state: ResearchState) -> dict[str, Any]:
         """Search, grade, retry once with a rewritten query, then the web or nothing."""
-        question = state["sub_question"]
-        index = state.get("index", 0)
+        question = state.sub_question
+        index = state.index
         update: dict[str, Any] = {
             "messages": [HumanMessage(prompts.RESEARCH_USER.format(question=question))],
             "evidence": [], "graded": [], "rejected": [], "queries_run": [],
             "tool_calls": 0, "hits_seen": 0, "web_only": False, "web_tried": False,
         }
-        if state.get("route") == "web" and self.web is not None:
+        if state.route == "web" and self.web is not None:
             if self._web(question, state, update).new:
                 update["web_only"] = True
                 return update
@@ -194,14 +202,14 @@ class Corrective:
     @timed("research")
     def write(self, state: ResearchState) -> dict[str, Any]:
         """Answer from the kept passages only, with no tools."""
-        passages = "\n".join(evidence_block(e) for e in state.get("evidence", []))
+        passages = "\n".join(evidence_block(e) for e in state.evidence)
         reply = self.llm.invoke(
             [
                 SystemMessage(prompts.WRITE_SYSTEM),
                 HumanMessage(prompts.WRITE_USER.format(
-                    question=state["sub_question"], passages=passages
+                    question=state.sub_question, passages=passages
                 )),
             ],
-            config=answer_config(state.get("stream_answer", False)),
+            config=answer_config(state.stream_answer),
         )
         return {"messages": [reply]}

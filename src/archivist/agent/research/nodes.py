@@ -1,4 +1,4 @@
-"""The research sub-agent: corrective retrieval, then a tool loop or a written answer.
+"""The research sub-agent's nodes: corrective retrieval, then a tool loop or a written answer.
 
 ``gather`` (see ``corrective.py``) searches with the sub-question, grades the passages,
 retries once with a rewritten query and falls back to the web; nothing relevant means an
@@ -24,22 +24,22 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.messages.utils import count_tokens_approximately
-from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
-from langgraph.graph.state import CompiledStateGraph
 
 from archivist.agent import prompts
-from archivist.agent.corrective import Corrective
-from archivist.agent.grading import Grader
-from archivist.agent.state import ResearchInput, ResearchOutput, ResearchState, SubAnswer
+from archivist.agent.research.corrective import Corrective
+from archivist.agent.research.grading import Grader
+from archivist.agent.research.state import ResearchState
+from archivist.agent.research.toolround import ToolRound
+from archivist.agent.state import SubAnswer
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import Strategy, choose_strategy
-from archivist.agent.toolround import ToolRound
 from archivist.agent.tools import (
     SEARCH,
     make_tools,
 )
 from archivist.index.retriever import Retriever
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
 
@@ -50,7 +50,7 @@ class ResearchNodes:
     def __init__(
         self, llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
         fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
-        strategy: Strategy | None = None,
+        strategy: Strategy | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
     ) -> None:
         self.llm = llm
         self.fast_llm = fast_llm or llm
@@ -59,7 +59,7 @@ class ResearchNodes:
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader = Grader(self.fast_llm)
+        self.grader = Grader(self.fast_llm, fast_profile)
         self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
         self.corrective = Corrective(
             llm, self.grader, self.tools[SEARCH], web, settings.web_results
@@ -72,16 +72,16 @@ class ResearchNodes:
     @timed("research")
     def agent(self, state: ResearchState) -> dict[str, Any]:
         """One reasoning step: call tools, or answer."""
-        messages = [SystemMessage(prompts.RESEARCH_SYSTEM), *state["messages"]]
+        messages = [SystemMessage(prompts.RESEARCH_SYSTEM), *state.messages]
         reply = self.llm_with_tools.invoke(
-            messages, config=answer_config(state.get("stream_answer", False))
+            messages, config=answer_config(state.stream_answer)
         )
-        return {"messages": [reply], "iterations": state.get("iterations", 0) + 1}
+        return {"messages": [reply], "iterations": state.iterations + 1}
 
     @timed("research")
     def tools_node(self, state: ResearchState) -> dict[str, Any]:
         """Run the tool calls of the last model message."""
-        last = state["messages"][-1]
+        last = state.messages[-1]
         calls = list(getattr(last, "tool_calls", []) or [])
         invalid = list(getattr(last, "invalid_tool_calls", []) or [])
         return self.runner.run(calls, state, invalid)
@@ -90,7 +90,7 @@ class ResearchNodes:
     def compress(self, state: ResearchState) -> dict[str, Any]:
         """Fold the working memory into notes; keep the lists of searches and parents."""
         memory = "\n\n".join(
-            f"[{m.type}] {message_text(m.content)}" for m in state["messages"]
+            f"[{m.type}] {message_text(m.content)}" for m in state.messages
         )
         words = max(100, self.compression_tokens // 6)
         reply = self.fast_llm.invoke(
@@ -98,8 +98,8 @@ class ResearchNodes:
                 SystemMessage(prompts.COMPRESS_SYSTEM.format(max_words=words)),
                 HumanMessage(
                     prompts.COMPRESS_USER.format(
-                        question=state["sub_question"],
-                        notes=state.get("notes", "") or "(none)",
+                        question=state.sub_question,
+                        notes=state.notes or "(none)",
                         memory=memory,
                     )
                 ),
@@ -108,16 +108,16 @@ class ResearchNodes:
         notes = message_text(reply.content).strip()
         header = prompts.NOTES_HEADER.format(
             notes=notes,
-            queries="; ".join(state.get("queries_run", [])) or "(none)",
-            parents=", ".join(state.get("parents_read", [])) or "(none)",
+            queries="; ".join(state.queries_run) or "(none)",
+            parents=", ".join(state.parents_read) or "(none)",
         )
-        before = count_tokens_approximately(state["messages"])
+        before = count_tokens_approximately(state.messages)
         emit_step("compress", f"{before} tokens of working memory into notes",
-                  sub_question=state.get("index", 0))
-        question = prompts.RESEARCH_USER.format(question=state["sub_question"])
+                  sub_question=state.index)
+        question = prompts.RESEARCH_USER.format(question=state.sub_question)
         return {
             "notes": notes,
-            "compressions": state.get("compressions", 0) + 1,
+            "compressions": state.compressions + 1,
             "messages": [
                 RemoveMessage(id=REMOVE_ALL_MESSAGES),
                 HumanMessage(f"{question}\n\n{header}"),
@@ -128,10 +128,10 @@ class ResearchNodes:
     def fallback(self, state: ResearchState) -> dict[str, Any]:
         """Budget exhausted: a best-effort answer from what was gathered, no tools."""
         emit_step("budget", "research budget used up; answering from what was gathered",
-                  sub_question=state.get("index", 0))
+                  sub_question=state.index)
         closing: list[AnyMessage] = []
-        last = state["messages"][-1]
-        answered = {m.tool_call_id for m in state["messages"] if isinstance(m, ToolMessage)}
+        last = state.messages[-1]
+        answered = {m.tool_call_id for m in state.messages if isinstance(m, ToolMessage)}
         pending = [*(getattr(last, "tool_calls", []) or []),
                    *(getattr(last, "invalid_tool_calls", []) or [])]
         for call in pending:
@@ -142,52 +142,52 @@ class ResearchNodes:
                 ))
         messages = [
             SystemMessage(prompts.RESEARCH_SYSTEM),
-            *state["messages"],
+            *state.messages,
             *closing,
             HumanMessage(prompts.BUDGET_EXHAUSTED),
         ]
-        reply = self.llm.invoke(messages, config=answer_config(state.get("stream_answer", False)))
+        reply = self.llm.invoke(messages, config=answer_config(state.stream_answer))
         return {"messages": [*closing, reply], "budget_exhausted": True}
 
     def finish(self, state: ResearchState) -> dict[str, Any]:
         """Package the sub-answer (an honest abstention when nothing relevant was kept)."""
-        question = state["sub_question"]
-        found = bool(state.get("evidence"))
+        question = state.sub_question
+        found = bool(state.evidence)
         answer = ""
         if found:
-            answer = message_text(state["messages"][-1].content).strip()
-        if not answer and (state.get("hits_seen", 0) or state.get("web_tried")):
-            web = " and on the web" if state.get("web_tried") else ""
+            answer = message_text(state.messages[-1].content).strip()
+        if not answer and (state.hits_seen or state.web_tried):
+            web = " and on the web" if state.web_tried else ""
             answer = prompts.NO_RELEVANT.format(question=question, web=web)
         elif not answer:
             answer = prompts.NO_HITS.format(question=question)
         sub = SubAnswer(
-            index=state.get("index", 0),
+            index=state.index,
             question=question,
             answer=answer,
             found=found,
-            budget_exhausted=state.get("budget_exhausted", False),
+            budget_exhausted=state.budget_exhausted,
         )
         return {"sub_answers": [sub]}
 
     # --- routing -----------------------------------------------------------------------
     def _out_of_budget(self, state: ResearchState) -> bool:
         return (
-            state.get("tool_calls", 0) >= self.max_tool_calls
-            or state.get("iterations", 0) >= self.max_iterations
+            state.tool_calls >= self.max_tool_calls
+            or state.iterations >= self.max_iterations
         )
 
     def after_gather(self, state: ResearchState) -> Literal["agent", "write", "finish"]:
         """Nothing relevant: abstain without asking the model; else answer by strategy."""
-        if not state.get("evidence"):
+        if not state.evidence:
             return "finish"
-        if state.get("web_only") or not self.strategy.uses_tools:
+        if state.web_only or not self.strategy.uses_tools:
             return "write"
         return "agent"
 
     def after_agent(self, state: ResearchState) -> Literal["tools", "fallback", "finish"]:
         """Tool calls go to ``tools`` unless the budget is spent; an answer finishes."""
-        last = state["messages"][-1]
+        last = state.messages[-1]
         if getattr(last, "tool_calls", None) or getattr(last, "invalid_tool_calls", None):
             return "fallback" if self._out_of_budget(state) else "tools"
         return "finish"
@@ -196,33 +196,6 @@ class ResearchNodes:
         """Continue, compress first, or stop on budget."""
         if self._out_of_budget(state):
             return "fallback"
-        if count_tokens_approximately(state["messages"]) > self.compression_tokens:
+        if count_tokens_approximately(state.messages) > self.compression_tokens:
             return "compress"
         return "agent"
-
-
-def build_research_graph(
-    llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
-    fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
-    strategy: Strategy | None = None,
-) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The research sub-agent as a subgraph (it shares the parent's checkpointer)."""
-    nodes = ResearchNodes(llm, retriever, settings, fast_llm=fast_llm, web=web,
-                          strategy=strategy)
-    graph = StateGraph(ResearchState, input_schema=ResearchInput, output_schema=ResearchOutput)
-    graph.add_node("gather", nodes.corrective.gather)
-    graph.add_node("write", nodes.corrective.write)
-    graph.add_node("agent", nodes.agent)
-    graph.add_node("tools", nodes.tools_node)
-    graph.add_node("compress", nodes.compress)
-    graph.add_node("fallback", nodes.fallback)
-    graph.add_node("finish", nodes.finish)
-    graph.add_edge(START, "gather")
-    graph.add_conditional_edges("gather", nodes.after_gather)
-    graph.add_edge("write", "finish")
-    graph.add_conditional_edges("agent", nodes.after_agent)
-    graph.add_conditional_edges("tools", nodes.after_tools)
-    graph.add_edge("compress", "agent")
-    graph.add_edge("fallback", "finish")
-    graph.add_edge("finish", END)
-    return graph.compile(name="research")

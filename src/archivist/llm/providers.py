@@ -3,17 +3,17 @@
 ``ollama:qwen3:4b-instruct-2507-q4_K_M`` (the default), ``openai:gpt-4o-mini`` (also any
 OpenAI-compatible server through ``openai_base_url``: llama.cpp, vLLM, LM Studio),
 ``anthropic:claude-...``, ``google_genai:gemini-...``, or ``scripted`` for tests. Every real
-provider's model is wrapped in :class:`archivist.resilience.RetryingChatModel`; the provider
+provider's model is wrapped in :class:`archivist.llm.resilience.RetryingChatModel`; the provider
 SDK's own retries are turned off so that there is one retry policy.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from archivist.resilience import exception_chain, with_backoff
+from archivist.llm.capabilities import ModelProfile, profile_for
+from archivist.llm.spec import llm_spec_for, parse_llm_spec
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
@@ -21,67 +21,39 @@ if TYPE_CHECKING:
 
     from archivist.settings import Settings
 
-SUPPORTED_PROVIDERS = ("ollama", "openai", "anthropic", "google_genai", "scripted")
-
 #: The optional extra that brings each provider's LangChain package (ollama is core).
 _EXTRAS = {"openai": "openai", "anthropic": "anthropic", "google_genai": "google"}
 
-#: Ollama model families that call tools reliably, with the smallest size (billions of
-#: parameters) we trust. A tag without a size is the family's default, which qualifies.
-_OLLAMA_TOOL_FAMILIES: dict[str, float] = {
-    "qwen3": 4.0,
-    "qwen2.5": 7.0,
-    "llama3.1": 8.0,
-    "llama3.3": 8.0,
-    "mistral-nemo": 0.0,
-    "gpt-oss": 0.0,
-}
 
-_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)b(?![a-z])", re.IGNORECASE)
+class ChatModel(NamedTuple):
+    """A built chat model and what it can do."""
+
+    model: BaseChatModel
+    profile: ModelProfile
 
 
-def parse_llm_spec(spec: str) -> tuple[str, str]:
-    """Split ``"provider:model"``; the model may contain ``:`` itself.
-
-    >>> parse_llm_spec("ollama:qwen3:4b-instruct-2507-q4_K_M")
-    ('ollama', 'qwen3:4b-instruct-2507-q4_K_M')
-    >>> parse_llm_spec("scripted")
-    ('scripted', '')
-    """
-    provider, _, model = spec.strip().partition(":")
-    provider = provider.strip().lower()
-    model = model.strip()
-    if provider not in SUPPORTED_PROVIDERS:
-        raise ArchivistError(
-            f"unknown LLM provider {provider!r} in {spec!r}; "
-            f'use one of: {", ".join(SUPPORTED_PROVIDERS)} (as "provider:model")'
-        )
-    if provider != "scripted" and not model:
-        raise ArchivistError(f'the LLM setting {spec!r} names no model; write "{provider}:MODEL"')
-    return provider, model
-
-
-def llm_spec_for(settings: Settings, role: str = "answer") -> str:
-    """Return the spec a role uses: ``fast`` (rewriting, grading) prefers ``llm_fast``."""
-    if role == "fast" and settings.llm_fast:
-        return settings.llm_fast
-    return settings.llm
-
-
-def make_chat_model(settings: Settings, role: str = "answer") -> BaseChatModel:
-    """Build the chat model for ``role`` ("answer" or "fast") from the settings.
+def build_chat_model(settings: Settings, role: str = "answer") -> ChatModel:
+    """Build the chat model for ``role`` ("answer" or "fast") with its capability profile.
 
     Temperature and timeout go to the model's constructor; real providers are wrapped with
     retries (``settings.llm_max_retries``). The scripted test model is returned bare.
     Building a model does not contact the provider.
     """
     provider, model = parse_llm_spec(llm_spec_for(settings, role))
+    profile = profile_for(settings, role)
     if provider == "scripted":
         from archivist.testing import ScriptedChatModel
 
-        return ScriptedChatModel()
+        return ChatModel(ScriptedChatModel(), profile)
+    from archivist.llm.resilience import with_backoff
+
     chat = _BUILDERS[provider](settings, model)
-    return with_backoff(chat, settings)
+    return ChatModel(with_backoff(chat, settings), profile)
+
+
+def make_chat_model(settings: Settings, role: str = "answer") -> BaseChatModel:
+    """The chat model of :func:`build_chat_model`, without its profile."""
+    return build_chat_model(settings, role).model
 
 
 def _max_tokens(settings: Settings) -> int | None:
@@ -196,55 +168,3 @@ def describe_llm(settings: Settings, role: str = "answer") -> str:
     if provider == "anthropic":
         return f"anthropic model {model} (Anthropic API)"
     return f"google_genai model {model} (Google Gemini API)"
-
-
-def supports_tool_calling(settings: Settings, role: str = "answer") -> bool:
-    """Whether ``strategy = "auto"`` should trust this model with native tool calling.
-
-    A conservative heuristic, used only to pick the agent's strategy:
-
-    - ``scripted``, ``anthropic``, ``google_genai`` and ``openai`` on OpenAI's own API: yes.
-    - ``openai`` with a custom ``openai_base_url`` (llama.cpp, LM Studio, vLLM, ...): no,
-      since whether tools work depends on the server and the model behind it.
-    - ``ollama``: yes only for families known to call tools well, at or above a size:
-      qwen3 >= 4b, qwen2.5 >= 7b, llama3.1 / llama3.3 >= 8b, mistral-nemo, gpt-oss.
-      A tag without a size (``qwen3:latest``) is the family default and qualifies; any
-      other or smaller model gets the pipeline strategy.
-
-    Set ``strategy`` explicitly to override it.
-    """
-    provider, model = parse_llm_spec(llm_spec_for(settings, role))
-    if provider in ("scripted", "anthropic", "google_genai"):
-        return True
-    if provider == "openai":
-        return not settings.openai_base_url
-    return _ollama_calls_tools(model)
-
-
-def _ollama_calls_tools(model: str) -> bool:
-    name = model.lower().rsplit("/", 1)[-1]
-    family, _, tag = name.partition(":")
-    minimum = _OLLAMA_TOOL_FAMILIES.get(family)
-    if minimum is None:
-        return False
-    size = _SIZE.search(tag)
-    return size is None or float(size.group(1)) >= minimum
-
-
-def is_connection_error(exc: BaseException) -> bool:
-    """Whether ``exc`` (or anything in its cause chain) means "could not reach the LLM".
-
-    Connection refused / unreachable and connect timeouts count; a slow answer (read
-    timeout) or an HTTP error status does not.
-    """
-    for error in exception_chain(exc):
-        if isinstance(error, ConnectionError):  # incl. ConnectionRefusedError, ollama's
-            return True
-        names = {cls.__name__ for cls in type(error).__mro__}
-        if names & {"ConnectError", "ConnectTimeout"}:  # httpx, httpx2
-            return True
-        if "APIConnectionError" in names and "APITimeoutError" not in names:
-            return True  # openai / anthropic: could not connect
-        if "failed to connect" in str(error).lower():
-            return True
-    return False

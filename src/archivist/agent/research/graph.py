@@ -1,0 +1,51 @@
+r"""The research sub-agent's graph: one copy runs per sub-question.
+
+::
+
+    START -> gather --(nothing relevant)--> finish -> END
+               |--(pipeline, web only)--> write -> finish
+               \\--(tools)--> agent <-> tools (-> compress -> agent), -> fallback -> finish
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from archivist.agent.research.nodes import ResearchNodes
+from archivist.agent.research.state import ResearchInput, ResearchOutput, ResearchState
+from archivist.agent.strategy import Strategy
+from archivist.index.retriever import Retriever
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+from archivist.settings import Settings
+from archivist.web import WebSearchProvider
+
+
+def build_research_graph(
+    llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
+    fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
+    strategy: Strategy | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The research sub-agent as a subgraph (it shares the parent's checkpointer)."""
+    nodes = ResearchNodes(llm, retriever, settings, fast_llm=fast_llm, web=web,
+                          strategy=strategy, fast_profile=fast_profile)
+    graph = StateGraph(ResearchState, input_schema=ResearchInput, output_schema=ResearchOutput)
+    graph.add_node("gather", nodes.corrective.gather)
+    graph.add_node("write", nodes.corrective.write)
+    graph.add_node("agent", nodes.agent)
+    graph.add_node("tools", nodes.tools_node)
+    graph.add_node("compress", nodes.compress)
+    graph.add_node("fallback", nodes.fallback)
+    graph.add_node("finish", nodes.finish)
+    graph.add_edge(START, "gather")
+    graph.add_conditional_edges("gather", nodes.after_gather)
+    graph.add_edge("write", "finish")
+    graph.add_conditional_edges("agent", nodes.after_agent)
+    graph.add_conditional_edges("tools", nodes.after_tools)
+    graph.add_edge("compress", "agent")
+    graph.add_edge("fallback", "finish")
+    graph.add_edge("finish", END)
+    return graph.compile(name="research")

@@ -1,0 +1,98 @@
+"""What a configured chat model can do: the capability profile the provider factory returns.
+
+The agent never inspects a model's class to decide how to talk to it; it reads the
+:class:`ModelProfile` that :func:`archivist.llm.build_chat_model` hands back with the model
+(or :func:`profile_for`, which derives the same profile from the settings alone).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from archivist.llm.spec import llm_spec_for, parse_llm_spec
+
+if TYPE_CHECKING:
+    from archivist.settings import Settings
+
+StructuredMethod = Literal["native", "prompted"]
+
+#: Ollama model families that call tools reliably, with the smallest size (billions of
+#: parameters) we trust. A tag without a size is the family's default, which qualifies.
+_OLLAMA_TOOL_FAMILIES: dict[str, float] = {
+    "qwen3": 4.0,
+    "qwen2.5": 7.0,
+    "llama3.1": 8.0,
+    "llama3.3": 8.0,
+    "mistral-nemo": 0.0,
+    "gpt-oss": 0.0,
+}
+
+_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)b(?![a-z])", re.IGNORECASE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelProfile:
+    """How to use one chat model.
+
+    ``structured``: ``"native"`` asks the provider for schema-constrained output
+    (``with_structured_output``); ``"prompted"`` describes the schema in the prompt and
+    parses the reply's first JSON object (OpenAI-compatible servers such as llama.cpp,
+    vLLM or LM Studio, which reject or crawl through ``response_format: json_schema``).
+    ``tool_calling``: whether the model is trusted with native tool calling.
+    ``parallel_slots``: how many requests it serves at once (``None``: no known limit,
+    as for cloud APIs; local servers default to 1).
+    """
+
+    structured: StructuredMethod = "native"
+    tool_calling: bool = True
+    parallel_slots: int | None = None
+
+
+#: The profile of a model nothing is known about: a capable cloud API.
+DEFAULT_PROFILE = ModelProfile()
+
+
+def profile_for(settings: Settings, role: str = "answer") -> ModelProfile:
+    """The capability profile of the model ``role`` uses, from the settings alone."""
+    provider, model = parse_llm_spec(llm_spec_for(settings, role))
+    if provider in ("scripted", "anthropic", "google_genai"):
+        return ModelProfile()
+    if provider == "openai":
+        base = settings.openai_base_url or ""
+        if not base:
+            return ModelProfile()
+        if "api.openai.com" in base:  # named explicitly: whether tools work is not assumed
+            return ModelProfile(tool_calling=False)
+        return ModelProfile(structured="prompted", tool_calling=False, parallel_slots=1)
+    return ModelProfile(tool_calling=ollama_calls_tools(model), parallel_slots=1)
+
+
+def supports_tool_calling(settings: Settings, role: str = "answer") -> bool:
+    """Whether ``strategy = "auto"`` should trust this model with native tool calling.
+
+    A conservative heuristic, used only to pick the agent's strategy:
+
+    - ``scripted``, ``anthropic``, ``google_genai`` and ``openai`` on OpenAI's own API: yes.
+    - ``openai`` with a custom ``openai_base_url`` (llama.cpp, LM Studio, vLLM, ...): no,
+      since whether tools work depends on the server and the model behind it.
+    - ``ollama``: yes only for families known to call tools well, at or above a size:
+      qwen3 >= 4b, qwen2.5 >= 7b, llama3.1 / llama3.3 >= 8b, mistral-nemo, gpt-oss.
+      A tag without a size (``qwen3:latest``) is the family default and qualifies; any
+      other or smaller model gets the pipeline strategy.
+
+    Set ``strategy`` explicitly to override it.
+    """
+    return profile_for(settings, role).tool_calling
+
+
+def ollama_calls_tools(model: str) -> bool:
+    """Whether an Ollama model tag belongs to a family (and size) known to call tools."""
+    name = model.lower().rsplit("/", 1)[-1]
+    family, _, tag = name.partition(":")
+    minimum = _OLLAMA_TOOL_FAMILIES.get(family)
+    if minimum is None:
+        return False
+    size = _SIZE.search(tag)
+    return size is None or float(size.group(1)) >= minimum

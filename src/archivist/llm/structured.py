@@ -1,0 +1,117 @@
+"""Structured output that survives bad replies, by the method the model's profile names.
+
+:func:`structured_output` builds the runnable: the provider's own
+``with_structured_output(schema, include_raw=True)`` for a ``native`` profile, or
+:func:`prompted_json` (the schema described in the prompt, the reply's first JSON object
+parsed) for a ``prompted`` one. :func:`invoke_structured` asks once, and once more with the
+parse error shown to the model, then returns ``None`` so that the caller degrades.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel
+
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+
+log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
+
+JSON_REPLY = """Reply with ONE JSON object and nothing else (no prose, no code fence): the
+{name} with these fields (JSON schema of each): {fields}"""
+
+STRUCTURED_RETRY = """Your previous reply could not be used: {error}
+Reply again, exactly in the requested structured format, with nothing else."""
+
+#: Reports a failed attempt: ``(step kind, detail)``; the agent passes its step emitter.
+Report = Callable[[str, str], None]
+
+
+def structured_output(
+    llm: BaseChatModel, schema: type[M], profile: ModelProfile = DEFAULT_PROFILE
+) -> Runnable[Any, Any]:
+    """A runnable returning ``{"raw", "parsed", "parsing_error"}`` for ``schema``.
+
+    The method comes from ``profile.structured``: ``native`` uses the provider's
+    ``with_structured_output(schema, include_raw=True)``; ``prompted`` uses
+    :func:`prompted_json`.
+    """
+    if profile.structured == "prompted":
+        return prompted_json(llm, schema)
+    return llm.with_structured_output(schema, include_raw=True)
+
+
+def prompted_json(llm: BaseChatModel, schema: type[M]) -> Runnable[Any, Any]:
+    """Structured output by prompt: ask for a JSON object, parse the first one in the reply.
+
+    Returns what ``with_structured_output(..., include_raw=True)`` returns: a dict with
+    ``raw``, ``parsed`` and ``parsing_error``.
+    """
+    fields = json.dumps(schema.model_json_schema().get("properties", {}))
+    instruction = JSON_REPLY.format(name=schema.__name__, fields=fields)
+
+    def call(messages: list[BaseMessage]) -> dict[str, Any]:
+        raw = llm.invoke([*messages, HumanMessage(instruction)])
+        text = str(raw.content) if isinstance(raw.content, str) else json.dumps(raw.content)
+        start, end = text.find("{"), text.rfind("}")
+        try:
+            if start < 0 or end < start:
+                raise ValueError("the reply holds no JSON object")
+            parsed = schema.model_validate_json(text[start:end + 1])
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            return {"raw": raw, "parsed": None, "parsing_error": exc}
+        return {"raw": raw, "parsed": parsed, "parsing_error": None}
+
+    return RunnableLambda(call, name=f"{schema.__name__}Prompted")
+
+
+def unpack(result: Any, schema: type[M]) -> tuple[M | None, str]:
+    """The parsed object, or ``None`` and why it could not be parsed (one line)."""
+    if isinstance(result, schema):
+        return result, ""
+    if not isinstance(result, dict):
+        return None, f"unexpected reply type {type(result).__name__}"
+    parsed = result.get("parsed")
+    if isinstance(parsed, schema):
+        return parsed, ""
+    error = result.get("parsing_error")
+    if error is not None:
+        text = " ".join(str(error).split())
+        return None, f"{type(error).__name__}: {text[:300]}"
+    raw = result.get("raw")
+    content = " ".join(str(getattr(raw, "content", "") or "").split())
+    return None, f"no {schema.__name__} object in the reply (got text: {content[:120]!r})"
+
+
+def _silent(_kind: str, _detail: str) -> None:
+    return None
+
+
+def invoke_structured(
+    runnable: Runnable[Any, Any], messages: list[BaseMessage], schema: type[M], what: str,
+    fallback: str = "", *, report: Report = _silent,
+) -> M | None:
+    """Ask for ``schema``; on a parse failure retry once showing the error, then ``None``.
+
+    Each failure is reported: ``{what}_retry`` with the error, then ``{what}_fallback``
+    with the error and ``fallback`` (what the caller does instead).
+    """
+    attempt_messages = list(messages)
+    for attempt in range(2):
+        parsed, error = unpack(runnable.invoke(attempt_messages), schema)
+        if parsed is not None:
+            return parsed
+        log.warning("%s: unparseable structured output (attempt %d): %s", what, attempt + 1, error)
+        if attempt == 0:
+            report(f"{what}_retry", error)
+            attempt_messages = [*messages, HumanMessage(STRUCTURED_RETRY.format(error=error))]
+        else:
+            report(f"{what}_fallback", f"{error}; {fallback}" if fallback else error)
+    return None
