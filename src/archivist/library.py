@@ -9,13 +9,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qdrant_client import QdrantClient
-
 from archivist.documents.ingest import Ingestor, ProgressCallback
 from archivist.index.catalog import Catalog
 from archivist.index.embeddings import Embedder, SentenceTransformerEmbedder
 from archivist.index.sparse import BM25Encoder
-from archivist.index.vectors import VectorStore, open_client
+from archivist.index.vectors import VectorStore, open_vector_store
 from archivist.settings import SearchMode, Settings
 from archivist.types import (
     AmbiguousDocument,
@@ -42,20 +40,25 @@ class Library:
         settings: Settings,
         *,
         embedder: Embedder | None = None,
-        client: QdrantClient | None = None,
+        vectors: VectorStore | None = None,
     ) -> None:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.catalog = Catalog(settings.catalog_path)
-        self.vectors = VectorStore(
-            client
-            or open_client(settings.qdrant_url, settings.qdrant_path, settings.qdrant_api_key)
-        )
+        self.vectors = vectors or open_vector_store(settings)
+        try:
+            self.catalog = Catalog(settings.catalog_path)
+        except BaseException:
+            self.vectors.close()
+            raise
         self.bm25 = BM25Encoder(settings.bm25_language)
         self._embedder = embedder
         self._write_lock = threading.RLock()
         self._extensions: dict[str, Any] = {}
-        self.repairs = self._repair()
+        try:
+            self.repairs = self._repair()
+        except BaseException:
+            self.close()
+            raise
 
     # --- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> Library:
@@ -71,7 +74,7 @@ class Library:
             if closer:
                 closer()
         self._extensions.clear()
-        self.vectors.client.close()
+        self.vectors.close()
         self.catalog.close()
 
     def extension(self, name: str, factory: Any) -> Any:
@@ -96,7 +99,7 @@ class Library:
     # --- consistency -------------------------------------------------------------------
     def _repair(self) -> list[str]:
         """Make catalog, parents and vectors agree after any interruption."""
-        repairs: list[str] = []
+        repairs: list[str] = list(self.vectors.opening_notes)
         for record in self.catalog.unfinished():
             self.purge(record.collection, record.document_id)
             repairs.append(

@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path(".archivist"), description="Where a library lives.")
     collection: str = Field(default="default", description="The knowledge base to use.")
     qdrant_url: str | None = Field(
-        default=None, description="A Qdrant server; empty means embedded Qdrant in data_dir."
+        default=None, description="A Qdrant server; empty means embedded Qdrant Edge in data_dir."
     )
     qdrant_api_key: str | None = None
 
@@ -166,9 +166,9 @@ class Settings(BaseSettings):
         return self.data_dir / "catalog.sqlite"
 
     @property
-    def qdrant_path(self) -> Path:
-        """Embedded Qdrant's folder."""
-        return self.data_dir / "qdrant"
+    def vectors_path(self) -> Path:
+        """The embedded engine's folder (one Qdrant Edge shard per collection)."""
+        return self.data_dir / "vectors"
 
     @property
     def conversations_path(self) -> Path:

@@ -10,12 +10,12 @@ import signal
 import sys
 from pathlib import Path
 
-from archivist.index.vectors import VectorStore
+from archivist.index.edge_store import EdgeVectorStore
 from archivist.library import Library
 from archivist.settings import Settings
 
 data_dir, docs_dir, kill_after = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
-real_upsert = VectorStore.upsert
+real_upsert = EdgeVectorStore.upsert
 calls = {"n": 0}
 
 
@@ -26,6 +26,6 @@ def upsert_then_die(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-VectorStore.upsert = upsert_then_die  # type: ignore[method-assign]
+EdgeVectorStore.upsert = upsert_then_die  # type: ignore[method-assign]
 library = Library(Settings(data_dir=data_dir))
 library.ingest([docs_dir])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from archivist.index.vectors import VectorStore
+from archivist.index.edge_store import EdgeVectorStore
 from archivist.library import Library
 from archivist.settings import Settings
 from archivist.types import IngestOutcome
@@ -56,15 +56,15 @@ def test_failure_mid_ingest_rolls_back_that_document_only(
     library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docs = write_corpus(tmp_path / "docs")
-    real_upsert = VectorStore.upsert
+    real_upsert = EdgeVectorStore.upsert
 
-    def flaky(self: VectorStore, collection: str, children, dense, sparse, name, batch=256):  # type: ignore[no-untyped-def]
+    def flaky(self: EdgeVectorStore, collection: str, children, dense, sparse, name, batch=256):  # type: ignore[no-untyped-def]
         if name == "errors.md":
             real_upsert(self, collection, children[:1], dense[:1], sparse[:1], name, batch)
             raise RuntimeError("disk full")
         real_upsert(self, collection, children, dense, sparse, name, batch)
 
-    monkeypatch.setattr(VectorStore, "upsert", flaky)
+    monkeypatch.setattr(EdgeVectorStore, "upsert", flaky)
     report = library.ingest([docs])
     failed = report.of(IngestOutcome.FAILED)
     assert [Path(r.path).name for r in failed] == ["errors.md"]

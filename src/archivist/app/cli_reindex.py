@@ -1,0 +1,69 @@
+"""``archivist reindex``: rebuild the embedded vectors of every collection from the catalog."""
+
+from __future__ import annotations
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from archivist.app._common import (
+    EXIT_ERROR,
+    DataDir,
+    console,
+    err_console,
+    fail,
+    quiet_libraries,
+    settings_from_cli,
+)
+from archivist.types import ArchivistError
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``reindex`` to the CLI."""
+
+    @app.command()
+    def reindex(data_dir: DataDir = None) -> None:
+        """Rebuild every collection's vectors from the catalog (after an upgrade or a loss)."""
+        from archivist.index.embeddings import SentenceTransformerEmbedder
+        from archivist.reindex import reindex as rebuild
+
+        quiet_libraries()
+        settings = settings_from_cli(data_dir=data_dir)
+        progress = Progress(
+            TextColumn("[bold]reindex[/bold] {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("documents"),
+            TimeElapsedColumn(),
+            console=err_console,
+        )
+        tasks: dict[str, TaskID] = {}
+
+        def on_progress(collection: str, done: int, total: int) -> None:
+            if collection not in tasks:
+                tasks[collection] = progress.add_task(collection, total=total)
+            progress.update(tasks[collection], completed=done)
+
+        def embedder_for(model: str) -> SentenceTransformerEmbedder:
+            return SentenceTransformerEmbedder(model, settings.embedding_batch_size)
+
+        try:
+            with progress:
+                report = rebuild(settings, embedder_for, on_progress)
+        except ArchivistError as exc:
+            fail(str(exc), EXIT_ERROR)
+        for collection, documents in report.documents.items():
+            chunks = report.children[collection]
+            console.print(f"reindexed {collection}: {documents} documents · {chunks} chunks")
+        if not report.documents:
+            console.print("nothing to reindex: the library has no collections")
+        if report.backup is not None:
+            console.print(
+                f"the old vector store is kept in {report.backup} (delete it once satisfied)"
+            )

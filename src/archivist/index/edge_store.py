@@ -1,0 +1,263 @@
+"""The embedded engine: Qdrant Edge, one in-process shard per collection under ``vectors/``.
+
+Every update goes through the shard's write-ahead log before ``update`` returns, so a
+process killed right after an upsert finds the points again on the next open. One process
+at a time holds a library: a lock file beside the shards says which.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import qdrant_edge as qe
+
+from archivist.index.sparse import SparseVector
+from archivist.index.vectors import (
+    DENSE,
+    RRF_K,
+    SPARSE,
+    UPSERT_BATCH,
+    LibraryInUse,
+    VectorHit,
+    VectorStoreUnreadable,
+    child_payload,
+    point_id,
+)
+from archivist.settings import SearchMode
+from archivist.types import Child
+
+log = logging.getLogger(__name__)
+
+_CONFIG_FILE = "edge_config.json"
+# Facets return at most ``limit`` values; a collection never holds more documents than this.
+_MAX_DOCUMENTS = 10_000_000
+
+
+class DirectoryLock:
+    """An exclusive advisory lock on a file; the OS drops it when the process dies."""
+
+    def __init__(self, path: Path, holder: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fd: int | None = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            self._fd = None
+            raise LibraryInUse(
+                f"the library in {holder} is in use by another Archivist process "
+                "(start `archivist serve` on it and the CLI goes through the server, "
+                "or run Qdrant as a server and set ARCHIVIST_QDRANT_URL)"
+            ) from None
+
+    def release(self) -> None:
+        """Give the lock back (safe to repeat)."""
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def edge_config(dimension: int) -> qe.EdgeConfig:
+    """Named cosine dense vectors and BM25 sparse vectors whose IDF the engine applies."""
+    return qe.EdgeConfig(
+        vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+    )
+
+
+class EdgeVectorStore:
+    """``VectorStore`` on Qdrant Edge shards in ``root`` (``root/<collection>``)."""
+
+    def __init__(self, root: Path, lock: DirectoryLock | None = None) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self._lock = lock or DirectoryLock(root.parent / "library.lock", str(root.parent))
+        self._shards: dict[str, qe.EdgeShard] = {}
+        self._guard = threading.Lock()
+        self.opening_notes: list[str] = []
+
+    # --- shards --------------------------------------------------------------------------
+    def _path(self, collection: str) -> Path:
+        return self.root / collection
+
+    def exists(self, collection: str) -> bool:
+        """Whether the collection has been created."""
+        return collection in self._shards or (self._path(collection) / _CONFIG_FILE).is_file()
+
+    def _shard(self, collection: str) -> qe.EdgeShard | None:
+        """The open shard of a collection, loaded on first use; ``None`` if there is none."""
+        shard = self._shards.get(collection)
+        if shard is not None:
+            return shard
+        with self._guard:
+            if collection not in self._shards:
+                if not self.exists(collection):
+                    return None
+                try:
+                    self._shards[collection] = qe.EdgeShard.load(str(self._path(collection)))
+                except Exception as exc:  # the engine raises a bare Exception with its reason
+                    raise VectorStoreUnreadable(
+                        f"cannot open the vectors of collection '{collection}' in "
+                        f"{self._path(collection)}: {exc}; run `archivist reindex` to rebuild "
+                        "them from the catalog"
+                    ) from exc
+            return self._shards[collection]
+
+    def dense_size(self, collection: str) -> int | None:
+        """The dense vector size of an existing collection."""
+        if not self.exists(collection):
+            return None
+        config = json.loads((self._path(collection) / _CONFIG_FILE).read_text(encoding="utf-8"))
+        return int(config["vectors"][DENSE]["size"])
+
+    def ensure(self, collection: str, dimension: int) -> None:
+        """Create the collection with named dense + sparse (IDF) vectors if missing."""
+        with self._guard:
+            if collection in self._shards or (self._path(collection) / _CONFIG_FILE).is_file():
+                return
+            path = self._path(collection)
+            if path.exists():  # a creation that died before writing its config
+                shutil.rmtree(path)
+            shard = qe.EdgeShard.create(str(path), edge_config(dimension))
+            shard.update(
+                qe.UpdateOperation.create_field_index("document_id", qe.PayloadSchemaType.Keyword)
+            )
+            shard.flush()
+            self._shards[collection] = shard
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection."""
+        with self._guard:
+            shard = self._shards.pop(collection, None)
+            if shard is not None:
+                shard.close()
+            shutil.rmtree(self._path(collection), ignore_errors=True)
+
+    # --- writes --------------------------------------------------------------------------
+    def upsert(
+        self,
+        collection: str,
+        children: Sequence[Child],
+        dense: Sequence[Sequence[float]],
+        sparse: Sequence[SparseVector],
+        document_name: str,
+        batch: int = UPSERT_BATCH,
+    ) -> None:
+        """Store children with both vectors; in the write-ahead log when this returns."""
+        shard = self._shard(collection)
+        if shard is None:
+            raise VectorStoreUnreadable(f"collection '{collection}' has no vector store yet")
+        for start in range(0, len(children), batch):
+            points = [
+                qe.Point(
+                    point_id(child.child_id),
+                    {
+                        DENSE: [float(x) for x in vec],
+                        SPARSE: qe.SparseVector(list(sp.indices), list(sp.values)),
+                    },
+                    child_payload(child, document_name),
+                )
+                for child, vec, sp in zip(
+                    children[start : start + batch],
+                    dense[start : start + batch],
+                    sparse[start : start + batch],
+                    strict=True,
+                )
+            ]
+            shard.update(qe.UpdateOperation.upsert_points(points))
+
+    def delete_document(self, collection: str, document_id: str) -> None:
+        """Delete every child of a document."""
+        shard = self._shard(collection)
+        if shard is not None:
+            shard.update(
+                qe.UpdateOperation.delete_points_by_filter(_document_filter([document_id]))
+            )
+
+    # --- reads ---------------------------------------------------------------------------
+    def document_ids(self, collection: str) -> set[str]:
+        """Every document id that has vectors, from the keyword index (no scan)."""
+        shard = self._shard(collection)
+        if shard is None:
+            return set()
+        facets = shard.facet(qe.FacetRequest(key="document_id", limit=_MAX_DOCUMENTS, exact=True))
+        return {str(hit.value) for hit in facets.hits if hit.count > 0}
+
+    def count(self, collection: str, document_id: str | None = None) -> int:
+        """How many children are stored (for one document, or in all)."""
+        shard = self._shard(collection)
+        if shard is None:
+            return 0
+        flt = _document_filter([document_id]) if document_id else None
+        return int(shard.count(qe.CountRequest(exact=True, filter=flt)))
+
+    def query(
+        self,
+        collection: str,
+        mode: SearchMode,
+        limit: int,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        document_ids: list[str] | None = None,
+        prefetch_limit: int = 40,
+    ) -> list[VectorHit]:
+        """Dense, BM25 or hybrid (RRF over both) search; no threshold on scores."""
+        shard = self._shard(collection)
+        if shard is None:
+            return []
+        flt = _document_filter(document_ids) if document_ids else None
+        dense_query = qe.Query.Nearest([float(x) for x in dense or []], using=DENSE)
+        sparse_query = (
+            qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), SPARSE)
+            if sparse is not None and sparse.indices
+            else None
+        )
+        if mode == "dense":
+            request = qe.QueryRequest(limit=limit, query=dense_query, filter=flt, with_payload=True)
+        elif mode == "bm25":
+            if sparse_query is None:
+                return []
+            request = qe.QueryRequest(
+                limit=limit, query=sparse_query, filter=flt, with_payload=True
+            )
+        else:
+            depth = max(prefetch_limit, limit)
+            prefetches = [qe.Prefetch(limit=depth, query=dense_query, filter=flt)]
+            if sparse_query is not None:
+                prefetches.append(qe.Prefetch(limit=depth, query=sparse_query, filter=flt))
+            request = qe.QueryRequest(
+                limit=limit,
+                prefetches=prefetches,
+                query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # the stub omits it
+                with_payload=True,
+            )
+        return [VectorHit(dict(p.payload or {}), float(p.score)) for p in shard.query(request)]
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def close_shards(self) -> None:
+        """Flush and close every shard, keeping the library lock."""
+        with self._guard:
+            for shard in self._shards.values():
+                shard.flush()
+                shard.close()
+            self._shards.clear()
+
+    def close(self) -> None:
+        """Flush and close every shard, then release the library lock."""
+        self.close_shards()
+        self._lock.release()
+
+
+def _document_filter(document_ids: list[str]) -> qe.Filter:
+    return qe.Filter(
+        must=[qe.FieldCondition(key="document_id", match=qe.MatchAny(list(document_ids)))]
+    )
