@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -108,8 +108,27 @@ class Settings(BaseSettings):
     # --- server --------------------------------------------------------------------
     host: str = "127.0.0.1"
     port: int = 8000
-    api_keys: str = Field(default="", description="Comma-separated bearer keys; empty = open.")
-    max_upload_mb: int = 50
+    api_keys: str = Field(
+        default="",
+        description="Comma-separated bearer keys that read and change their own documents; "
+        "with no key of any kind the server is open.",
+    )
+    admin_keys: str = Field(
+        default="", description="Comma-separated bearer keys that may change every document."
+    )
+    read_only_keys: str = Field(
+        default="", description="Comma-separated bearer keys that may search and ask only."
+    )
+    key_collections: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Key -> the collections it may use; a key not listed may use every one.",
+    )
+    trusted_hosts: str = Field(
+        default="localhost,127.0.0.1,::1",
+        description="Comma-separated host names the server answers to ('*' = any); the "
+        "bind host is added when it is a specific address.",
+    )
+    max_upload_mb: int = Field(default=50, ge=1, description="The largest upload, in MB.")
 
     # --- observability -------------------------------------------------------------
     langfuse_public_key: str | None = Field(
@@ -134,9 +153,7 @@ class Settings(BaseSettings):
     @field_validator("collection")
     @classmethod
     def _collection_name(cls, value: str) -> str:
-        if not value or not all(ch.isalnum() or ch in "-_" for ch in value):
-            raise ValueError("a collection name uses letters, digits, '-' and '_' only")
-        return value
+        return check_collection_name(value)
 
     @field_validator("parent_max_chars")
     @classmethod
@@ -145,6 +162,23 @@ class Settings(BaseSettings):
         if value < minimum:
             raise ValueError("parent_max_chars must be at least parent_min_chars")
         return value
+
+    @model_validator(mode="after")
+    def _keys_agree(self) -> Settings:
+        roles = [self.admin_key_list, self.api_key_list, self.read_only_key_list]
+        seen: set[str] = set()
+        for keys in roles:
+            if seen & set(keys):
+                raise ValueError("a key is listed in more than one of admin_keys, api_keys "
+                                 "and read_only_keys")
+            seen |= set(keys)
+        for key, collections in self.key_collections.items():
+            if key not in seen:
+                raise ValueError("key_collections names a key that is not in admin_keys, "
+                                 "api_keys or read_only_keys")
+            for name in collections:
+                check_collection_name(name)
+        return self
 
     @classmethod
     def settings_customise_sources(
@@ -177,8 +211,38 @@ class Settings(BaseSettings):
 
     @property
     def api_key_list(self) -> list[str]:
-        """Configured API keys, blanks dropped."""
-        return [key.strip() for key in self.api_keys.split(",") if key.strip()]
+        """Configured normal API keys, blanks dropped."""
+        return _split(self.api_keys)
+
+    @property
+    def admin_key_list(self) -> list[str]:
+        """Configured admin keys."""
+        return _split(self.admin_keys)
+
+    @property
+    def read_only_key_list(self) -> list[str]:
+        """Configured read-only keys."""
+        return _split(self.read_only_keys)
+
+    @property
+    def trusted_host_list(self) -> list[str]:
+        """Host names the server answers to (lower case), with the bind host when specific."""
+        hosts = [h.lower().strip("[]") for h in _split(self.trusted_hosts)]
+        bind = self.host.lower().strip("[]")
+        if bind not in ("0.0.0.0", "::", "") and bind not in hosts:
+            hosts.append(bind)
+        return hosts
+
+
+def check_collection_name(value: str) -> str:
+    """``value`` if it is a valid collection name; ``ValueError`` otherwise."""
+    if not value or not all(ch.isalnum() or ch in "-_" for ch in value):
+        raise ValueError("a collection name uses letters, digits, '-' and '_' only")
+    return value
+
+
+def _split(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+ADMIN_OWNER = "admin"
+"""The owner of documents ingested from the CLI or by an admin key."""
+
 
 class ArchivistError(Exception):
     """Base of every error Archivist raises on purpose; its message is shown to users."""
@@ -112,6 +115,7 @@ class DocumentRecord:
     child_count: int
     added_at: str
     status: str = "ready"
+    owner: str = ADMIN_OWNER
 
 
 @dataclass

@@ -67,7 +67,8 @@ def open_app(server_library: Library) -> FastAPI:
 @pytest.fixture(scope="session")
 def client(open_app: FastAPI) -> Iterator[TestClient]:
     """A test client of the open app; it never turns server errors into exceptions."""
-    with TestClient(open_app, raise_server_exceptions=False) as test_client:
+    with TestClient(open_app, base_url="http://localhost",
+                    raise_server_exceptions=False) as test_client:
         yield test_client
 
 
@@ -81,7 +82,8 @@ def keyed_app(server_library: Library) -> FastAPI:
 @pytest.fixture(scope="session")
 def keyed_client(keyed_app: FastAPI) -> Iterator[TestClient]:
     """A client of the keyed app (send headers yourself)."""
-    with TestClient(keyed_app, raise_server_exceptions=False) as test_client:
+    with TestClient(keyed_app, base_url="http://localhost",
+                    raise_server_exceptions=False) as test_client:
         yield test_client
 
 

@@ -191,7 +191,8 @@ def test_sse_event_order(client: TestClient) -> None:
 
 
 def test_clarification_is_the_next_message(clarify_app: object) -> None:
-    with TestClient(clarify_app, raise_server_exceptions=False) as client:  # type: ignore[arg-type]
+    with TestClient(clarify_app, base_url="http://localhost",  # type: ignore[arg-type]
+                    raise_server_exceptions=False) as client:
         thread_id = client.post("/v1/conversations").json()["thread_id"]
         with client.stream("POST", f"/v1/conversations/{thread_id}/stream",
                            json={"message": "How often do I calibrate it?"}) as response:

@@ -25,7 +25,7 @@ def offline(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransfor
                         llm_max_retries=0, llm_timeout_s=5)
     library = Library(settings, embedder=embedder)
     library.ingest([corpus["zephyr"]])
-    with TestClient(create_app(settings, library, ui=False),
+    with TestClient(create_app(settings, library, ui=False), base_url="http://localhost",
                     raise_server_exceptions=False) as client:
         yield client
     library.close()

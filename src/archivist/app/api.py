@@ -26,19 +26,18 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from langchain_core.language_models import BaseChatModel
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from archivist.agent.service import AgentService, agent_service
 from archivist.app import api_chat, api_documents, api_openai
-from archivist.app.api_auth import KeyChecker, ThreadRegistry, current_owner
+from archivist.app.api_auth import ThreadRegistry, current_owner, key_checker
 from archivist.app.api_documents import IngestJobs
-from archivist.app.api_errors import error_response, install_error_handlers
+from archivist.app.api_errors import install_error_handlers
+from archivist.app.api_guard import RequestGuard
 from archivist.app.api_models import Health
 from archivist.library import Library
 from archivist.settings import Settings
 
 UI_PATH = "/ui"
-_MULTIPART_SLACK = 64 * 1024
 
 
 def package_version() -> str:
@@ -94,12 +93,15 @@ def create_app(
     )
     app.state.library = lib
     app.state.settings = settings
-    app.state.keys = KeyChecker(settings.api_key_list)
+    app.state.keys = key_checker(settings)
     app.state.jobs = jobs
     app.state.chat = api_chat.ChatRunner(lambda: agent_service(lib), registry)
     app.state.started = time.time()
     install_error_handlers(app)
-    _limit_uploads(app, settings)
+    app.add_middleware(
+        RequestGuard, keys=app.state.keys, trusted_hosts=settings.trusted_host_list,
+        upload_limit=settings.max_upload_mb * 1024 * 1024,
+    )
 
     @app.get("/health", response_model=Health, tags=["server"], summary="Health check")
     def health(request: Request) -> Health:
@@ -127,41 +129,6 @@ def create_app(
 
         mount_ui(app, lib, settings, UI_PATH)
     return app
-
-
-def _limit_uploads(app: FastAPI, settings: Settings) -> None:
-    """Refuse an over-size upload by its ``Content-Length`` before reading it (413)."""
-    app.add_middleware(UploadLimit, limit_mb=settings.max_upload_mb)
-
-
-class UploadLimit:
-    """ASGI middleware: 413 for ``POST /v1/documents`` whose declared size is over the limit.
-
-    Uploads without a ``Content-Length`` are counted while they are read (also 413).
-    """
-
-    def __init__(self, app: ASGIApp, limit_mb: int) -> None:
-        self.app = app
-        self.limit_mb = limit_mb
-        self.limit = limit_mb * 1024 * 1024 + _MULTIPART_SLACK
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Check the declared size of uploads, pass everything else through."""
-        if (
-            scope["type"] == "http"
-            and scope["method"] == "POST"
-            and scope["path"] == "/v1/documents"
-        ):
-            headers = dict(scope.get("headers") or [])
-            length = headers.get(b"content-length", b"").decode("latin-1")
-            if length.isdigit() and int(length) > self.limit:
-                response = error_response(
-                    413, "too_large", f"the upload is larger than {self.limit_mb} MB",
-                    limit_mb=self.limit_mb,
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def openapi_of(app: FastAPI) -> dict[str, Any]:

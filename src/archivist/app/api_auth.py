@@ -1,9 +1,17 @@
-"""Who is calling (bearer keys) and which conversations each caller owns.
+"""Who is calling (bearer keys, each with a role) and which conversations each caller owns.
 
-With no keys configured the server is open and every caller is the anonymous owner. With
-keys, each request needs ``Authorization: Bearer <key>``; the owner is a hash of the key,
-so keys are never stored. A conversation belongs to the owner that created it; any other
-owner is told it does not exist (404), even when it knows the id.
+With no keys configured the server is open: every caller is the anonymous admin (the server
+trusts whoever can reach it, which by default is this machine only). With keys, each request
+needs ``Authorization: Bearer <key>``. A key has a role:
+
+- ``admin`` (``admin_keys``): may change every document;
+- ``writer`` (``api_keys``): may upload, and change or delete only the documents it owns;
+- ``reader`` (``read_only_keys``): may list, search and ask, never change a document.
+
+``key_collections`` limits a key to some collections (reading and writing); a key not listed
+there may use every collection. The owner id is a hash of the key, so keys are never stored.
+A conversation belongs to the owner that created it; any other owner is told it does not
+exist (404), even when it knows the id.
 """
 
 from __future__ import annotations
@@ -13,20 +21,26 @@ import hmac
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from archivist.app.api_errors import ApiError
+from archivist.settings import Settings
+from archivist.types import ADMIN_OWNER
 
 ANONYMOUS = "anonymous"
 UI_OWNER = "ui"
 
+Role = Literal["admin", "writer", "reader"]
+
 bearer_scheme = HTTPBearer(
     auto_error=False,
-    description="One of the keys in ARCHIVIST_API_KEYS (only when keys are configured).",
+    description="One of the server's API keys (only when keys are configured).",
 )
 
 
@@ -35,49 +49,129 @@ def owner_of(key: str) -> str:
     return "key:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
 
-class KeyChecker:
-    """Checks bearer keys against the configured list (constant-time comparison)."""
+@dataclass(frozen=True)
+class Caller:
+    """An authenticated caller: its owner id, its role and the collections it may use."""
 
-    def __init__(self, keys: list[str]) -> None:
-        self.keys = list(keys)
+    owner: str
+    role: Role
+    collections: frozenset[str] | None = None  # None: every collection
+
+    @property
+    def document_owner(self) -> str:
+        """Who owns the documents this caller uploads (admins share the admin's)."""
+        return ADMIN_OWNER if self.role == "admin" else self.owner
+
+    def may_use(self, collection: str) -> bool:
+        """Whether this caller may read (and, by role, write) ``collection``."""
+        return self.collections is None or collection in self.collections
+
+    def check_collection(self, collection: str) -> None:
+        """403 unless this caller may use ``collection``."""
+        if not self.may_use(collection):
+            raise ApiError(403, "forbidden",
+                           f"this API key has no access to the collection '{collection}'")
+
+    def check_write(self, collection: str) -> None:
+        """403 unless this caller may add documents to ``collection``."""
+        self.check_collection(collection)
+        if self.role == "reader":
+            raise ApiError(403, "forbidden", "this API key is read-only")
+
+    def may_change(self, document_owner: str) -> bool:
+        """Whether this caller may replace or delete a document owned by ``document_owner``."""
+        return self.role == "admin" or (
+            self.role == "writer" and document_owner == self.document_owner
+        )
+
+
+OPEN_CALLER = Caller(ANONYMOUS, "admin")
+
+
+class KeyChecker:
+    """Checks bearer keys against the configured ones (constant-time comparison)."""
+
+    def __init__(
+        self,
+        keys: Iterable[str],
+        *,
+        admin: Iterable[str] = (),
+        read_only: Iterable[str] = (),
+        collections: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        roles: list[tuple[str, Role]] = [(k, "admin") for k in admin]
+        roles += [(k, "writer") for k in keys]
+        roles += [(k, "reader") for k in read_only]
+        grants = {k: frozenset(v) for k, v in (collections or {}).items()}
+        self._callers = [(k.encode(), Caller(owner_of(k), role, grants.get(k)))
+                         for k, role in roles]
 
     @property
     def enabled(self) -> bool:
         """Whether any key is configured (otherwise the server is open)."""
-        return bool(self.keys)
+        return bool(self._callers)
+
+    def lookup(self, key: str) -> Caller | None:
+        """The caller a key stands for, or ``None`` for an unknown key."""
+        found = None
+        for known, caller in self._callers:  # compare with every key: constant time
+            if hmac.compare_digest(key.encode(), known):
+                found = caller
+        return found
 
     def valid(self, key: str) -> bool:
         """Whether ``key`` is one of the configured keys."""
-        return any(hmac.compare_digest(key.encode(), k.encode()) for k in self.keys)
+        return self.lookup(key) is not None
 
-    def owner(self, credentials: HTTPAuthorizationCredentials | None) -> str:
-        """The caller's owner id, or a 401 ``ApiError``."""
+    def from_header(self, authorization: str | None) -> Caller:
+        """The caller of an ``Authorization`` header value, or a 401 ``ApiError``."""
         if not self.enabled:
-            return ANONYMOUS
-        if credentials is None or credentials.scheme.lower() != "bearer":
+            return OPEN_CALLER
+        scheme, _, key = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not key.strip():
             raise ApiError(
                 401,
                 "unauthorized",
                 "this server needs an API key: send 'Authorization: Bearer <key>'",
                 headers={"WWW-Authenticate": "Bearer"},
             )
-        if not self.valid(credentials.credentials):
+        caller = self.lookup(key.strip())
+        if caller is None:
             raise ApiError(
                 401, "unauthorized", "invalid API key", headers={"WWW-Authenticate": "Bearer"}
             )
-        return owner_of(credentials.credentials)
+        return caller
+
+    def owner(self, credentials: HTTPAuthorizationCredentials | None) -> str:
+        """The caller's owner id, or a 401 ``ApiError``."""
+        header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
+        return self.from_header(header).owner
 
 
-def current_owner(
+def current_caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
-) -> str:
-    """FastAPI dependency: the calling owner (401 when keys are configured and missing)."""
+) -> Caller:
+    """FastAPI dependency: the calling key (401 when keys are configured and missing)."""
     checker: KeyChecker = request.app.state.keys
-    return checker.owner(credentials)
+    header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
+    return checker.from_header(header)
+
+
+def current_owner(caller: Annotated[Caller, Depends(current_caller)]) -> str:
+    """FastAPI dependency: the calling owner (401 when keys are configured and missing)."""
+    return caller.owner
 
 
 Owner = Annotated[str, Depends(current_owner)]
+CallerDep = Annotated[Caller, Depends(current_caller)]
+
+
+def key_checker(settings: Settings) -> KeyChecker:
+    """The key checker of a server's settings."""
+    return KeyChecker(settings.api_key_list, admin=settings.admin_key_list,
+                      read_only=settings.read_only_key_list,
+                      collections=settings.key_collections)
 
 
 class ThreadRegistry:

@@ -1,0 +1,243 @@
+"""Tools of the security tests: a real ``archivist serve`` process, a raw-socket uploader
+that keeps sending until the server answers, and a sampler of the bytes a process holds on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+BOUNDARY = "archivist-test-boundary"
+KEYS = {"admin": "admin-key-0123456789", "alice": "alice-key-0123456789",
+        "bob": "bob-key-0123456789", "reader": "reader-key-0123456789"}
+
+
+@dataclass
+class Server:
+    """A running ``archivist serve``: its URL, process, data dir and spool (TMPDIR)."""
+
+    url: str
+    process: subprocess.Popen[str]
+    data_dir: Path
+    spool: Path
+
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        return int(self.url.rsplit(":", 1)[1])
+
+
+@contextmanager
+def archivist_serve(root: Path, **settings: str) -> Iterator[Server]:
+    """Run ``archivist serve --port 0`` with ``ARCHIVIST_<NAME>`` settings; stop it after."""
+    data_dir, spool = root / "data", root / "spool"
+    spool.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
+    env.update({f"ARCHIVIST_{k.upper()}": v for k, v in settings.items()})
+    env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_CONFIG=str(root / "none.toml"),
+               TMPDIR=str(spool), HF_HUB_OFFLINE="1")
+    env.setdefault("ARCHIVIST_LLM", "scripted")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "archivist", "serve", "--port", "0"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    assert process.stdout is not None
+    url = None
+    lines: list[str] = []
+    deadline = time.monotonic() + 120
+    while url is None and time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if match := re.search(r"listening on (http://\S+)", line):
+            url = match.group(1)
+    if url is None:
+        process.kill()
+        raise AssertionError("archivist serve did not start:\n" + "".join(lines))
+    threading.Thread(target=_drain, args=(process,), daemon=True).start()
+    try:
+        yield Server(url, process, data_dir, spool)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _drain(process: subprocess.Popen[str]) -> None:
+    assert process.stdout is not None
+    for _line in process.stdout:
+        pass
+
+
+def wait_healthy(url: str) -> None:
+    """Block until ``/health`` answers."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("server not healthy")
+
+
+class DiskSampler:
+    """Samples, in a thread, the bytes of files a process holds open under some folders
+    (including unlinked temp files) plus the files lying in them; keeps the peak."""
+
+    def __init__(self, pid: int, folders: list[Path]) -> None:
+        self.pid = pid
+        self.folders = [str(f.resolve()) for f in folders]
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> DiskSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self.now())
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self.now())
+            time.sleep(0.005)
+
+    def now(self) -> int:
+        """Bytes held right now: open files (linked or not) and files lying in the folders."""
+        total, seen = 0, set()
+        fd_dir = Path(f"/proc/{self.pid}/fd")
+        try:
+            fds = list(fd_dir.iterdir())
+        except OSError:
+            fds = []
+        for fd in fds:
+            try:
+                target = os.readlink(fd)
+                if target.startswith(tuple(self.folders)):
+                    info = os.stat(fd)
+                    seen.add((info.st_dev, info.st_ino))
+                    total += info.st_size
+            except OSError:
+                continue
+        for folder in self.folders:
+            for path in Path(folder).rglob("*"):
+                try:
+                    info = path.stat()
+                except OSError:
+                    continue
+                if path.is_file() and (info.st_dev, info.st_ino) not in seen:
+                    total += info.st_size
+        return total
+
+
+@dataclass
+class Answer:
+    """What a raw upload got back."""
+
+    status: int
+    body: bytes
+    sent: int
+
+
+def raw_upload(
+    server: Server,
+    total: int,
+    *,
+    key: str | None = None,
+    chunked: bool = True,
+    declared: int | None = None,
+    path: str = "/v1/documents",
+    host: str | None = None,
+    origin: str | None = None,
+    filename: str = "big.txt",
+) -> Answer:
+    """POST a multipart upload of ``total`` bytes, stopping as soon as the server answers.
+
+    ``chunked`` sends no Content-Length (``Transfer-Encoding: chunked``); otherwise the
+    header says ``declared`` (default: the real size).
+    """
+    head = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"files\"; "
+            f"filename=\"{filename}\"\r\nContent-Type: text/plain\r\n\r\n").encode()
+    tail = f"\r\n--{BOUNDARY}--\r\n".encode()
+    size = len(head) + total + len(tail)
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host or f'127.0.0.1:{server.port}'}",
+             f"Content-Type: multipart/form-data; boundary={BOUNDARY}"]
+    if key:
+        lines.append(f"Authorization: Bearer {key}")
+    if origin:
+        lines.append(f"Origin: {origin}")
+    lines.append("Transfer-Encoding: chunked" if chunked
+                 else f"Content-Length: {declared if declared is not None else size}")
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=60)
+    sent = 0
+    try:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        piece = b"x" * (256 * 1024)
+
+        def send(data: bytes) -> bool:
+            nonlocal sent
+            if select.select([sock], [], [], 0)[0]:
+                return False  # the server answered (or closed): stop like a client would
+            frame = f"{len(data):x}\r\n".encode() + data + b"\r\n" if chunked else data
+            try:
+                sock.sendall(frame)
+            except (BrokenPipeError, ConnectionResetError):
+                return False
+            sent += len(data)
+            return True
+
+        going = send(head)
+        left = total
+        while going and left > 0:
+            going = send(piece[: min(left, len(piece))])
+            left -= min(left, len(piece))
+        if going:
+            going = send(tail)
+        if going and chunked:
+            sock.sendall(b"0\r\n\r\n")
+        return _read_answer(sock, sent)
+    finally:
+        sock.close()
+
+
+def _read_answer(sock: socket.socket, sent: int) -> Answer:
+    data = b""
+    try:
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length: *(\d+)", head)
+        while length and len(body) < int(length.group(1)):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            body += chunk
+    except (ConnectionResetError, TimeoutError):
+        pass
+    status = re.match(rb"HTTP/1\.[01] (\d{3})", data)
+    if status is None:
+        raise AssertionError(f"no HTTP answer after {sent} bytes: {data[:200]!r}")
+    return Answer(int(status.group(1)), body, sent)

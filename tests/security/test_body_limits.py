@@ -1,0 +1,68 @@
+"""Item 1: the key is checked before the body is read; a body is read only up to its limit."""
+
+from __future__ import annotations
+
+import httpx
+from attack import KEYS, DiskSampler, Server, raw_upload
+
+MB = 1024 * 1024
+
+
+def _spool_and_uploads(server: Server) -> list:
+    return [server.spool, server.data_dir / "uploads"]
+
+
+def test_bad_key_is_refused_before_the_body(keyed_server: Server, figure) -> None:
+    folders = _spool_and_uploads(keyed_server)
+    with DiskSampler(keyed_server.process.pid, folders) as disk:
+        chunked = raw_upload(keyed_server, 1024 * MB, key="not-a-key")
+        declared = raw_upload(keyed_server, 64 * MB, key=None, chunked=False)
+    assert chunked.status == 401 and declared.status == 401
+    assert b"unauthorized" in chunked.body
+    # the client stops once answered; what it pushed before is what sockets buffer, no more
+    assert chunked.sent < 64 * MB, chunked.sent
+    assert disk.peak == 0, f"{disk.peak} bytes reached the disk before the 401"
+    figure(f"1GB chunked upload, bad key: status {chunked.status}, client sent "
+           f"{chunked.sent / MB:.1f} MB before the answer, peak bytes on disk {disk.peak}")
+    figure(f"64MB declared upload, no key: status {declared.status}, "
+           f"peak bytes on disk {disk.peak}")
+
+
+def test_chunked_upload_over_the_limit_stops_at_the_limit(keyed_server: Server, figure) -> None:
+    folders = _spool_and_uploads(keyed_server)
+    with DiskSampler(keyed_server.process.pid, folders) as disk:
+        answer = raw_upload(keyed_server, 200 * MB, key=KEYS["alice"])
+    after = DiskSampler(keyed_server.process.pid, folders).now()
+    assert answer.status == 413, answer
+    assert b"larger than 2 MB" in answer.body
+    assert disk.peak <= 2 * MB + 64 * 1024, f"peak {disk.peak} bytes on disk over a 2 MB limit"
+    assert after == 0
+    assert answer.sent < 100 * MB
+    figure(f"200MB chunked upload, limit 2MB: status {answer.status}, peak bytes on disk "
+           f"{disk.peak}, after {after}, client sent {answer.sent / MB:.1f} MB")
+
+
+def test_declared_size_over_the_limit_is_refused_unread(keyed_server: Server, figure) -> None:
+    folders = _spool_and_uploads(keyed_server)
+    with DiskSampler(keyed_server.process.pid, folders) as disk:
+        answer = raw_upload(keyed_server, 20 * MB, key=KEYS["alice"], chunked=False)
+    assert answer.status == 413
+    assert disk.peak == 0
+    figure(f"20MB upload with Content-Length, limit 2MB: status {answer.status}, "
+           f"peak bytes on disk {disk.peak}")
+
+
+def test_json_bodies_have_their_own_limit(keyed_server: Server, figure) -> None:
+    huge = {"model": "archivist", "messages": [{"role": "user", "content": "x" * (3 * MB)}]}
+    response = httpx.post(f"{keyed_server.url}/v1/chat/completions", json=huge, timeout=60,
+                          headers={"Authorization": f"Bearer {KEYS['alice']}"})
+    assert response.status_code == 413
+    assert response.json()["error"]["type"] == "too_large"
+    figure(f"3MB JSON chat body: status {response.status_code}")
+
+
+def test_an_upload_within_the_limit_still_works(keyed_server: Server) -> None:
+    answer = raw_upload(keyed_server, 100_000, key=KEYS["alice"], filename="fine.txt")
+    assert answer.status == 202, answer.body
+    health = httpx.get(f"{keyed_server.url}/health", timeout=10)
+    assert health.status_code == 200
