@@ -15,6 +15,13 @@ SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
     {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx"}
 )
 
+# A .docx is a ZIP archive: these caps stop a small "zip bomb" from inflating to gigabytes.
+# The sizes are those the archive declares; Python's zipfile never inflates past them.
+MAX_DOCX_ENTRIES = 5000
+MAX_DOCX_UNPACKED_BYTES = 256 * 1024 * 1024  # everything, images included
+MAX_DOCX_XML_BYTES = 48 * 1024 * 1024  # the XML parts, parsed into memory (about 6x)
+_MB = 1024 * 1024
+
 _UTF8_BOM = b"\xef\xbb\xbf"
 _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -163,6 +170,7 @@ def _load_docx(path: Path, data: bytes) -> LoadedDocument:
 
     if not data.startswith(_ZIP_MAGIC):
         raise LoadError(f"{path}: not a Word .docx file (it looks like {_looks_like(data)})")
+    _check_archive(path, data)
     try:
         document = docx.Document(io.BytesIO(data))
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
@@ -195,6 +203,28 @@ def _load_docx(path: Path, data: bytes) -> LoadedDocument:
     for (prev_kind, _), (kind, text) in zip(blocks, blocks[1:], strict=False):
         markdown += ("\n" if prev_kind == kind == "list" else "\n\n") + text
     return LoadedDocument(path=str(path), markdown=markdown, title=title or path.stem)
+
+
+def _check_archive(path: Path, data: bytes) -> None:
+    """``LoadError`` for a .docx with too many entries or too much to unpack."""
+    import io
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, ValueError):
+        raise LoadError(f"{path}: not a Word .docx file (corrupt ZIP archive)") from None
+    if len(entries) > MAX_DOCX_ENTRIES:
+        raise LoadError(f"{path}: refused, the .docx archive holds {len(entries)} entries "
+                        f"(the limit is {MAX_DOCX_ENTRIES})")
+    unpacked = sum(entry.file_size for entry in entries)
+    if unpacked > MAX_DOCX_UNPACKED_BYTES:
+        raise LoadError(f"{path}: refused, the .docx unpacks to {unpacked / _MB:.0f} MB "
+                        f"(the limit is {MAX_DOCX_UNPACKED_BYTES // _MB} MB)")
+    xml = sum(e.file_size for e in entries if e.filename.endswith((".xml", ".rels")))
+    if xml > MAX_DOCX_XML_BYTES:
+        raise LoadError(f"{path}: refused, the .docx holds {xml / _MB:.0f} MB of XML "
+                        f"(the limit is {MAX_DOCX_XML_BYTES // _MB} MB)")
 
 
 def _docx_paragraph(paragraph: object) -> tuple[str, str] | None:
