@@ -32,7 +32,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.write_line(line)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``archivist serve`` with admin, normal and read-only keys and a 2 MB upload limit."""
     root = tmp_path_factory.mktemp("keyed-server")
@@ -44,7 +44,7 @@ def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``archivist serve`` with no keys (the default: open, on localhost)."""
     root = tmp_path_factory.mktemp("open-server")

@@ -37,6 +37,7 @@ from archivist.app.api_models import (
     SearchHitOut,
     SearchResults,
 )
+from archivist.app.limits import QUERY_MAX_CHARS
 from archivist.documents.ingest import IngestProgress
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.library import Library
@@ -325,7 +326,8 @@ def build_router() -> APIRouter:
     def search(
         request: Request,
         _owner: Owner,
-        q: Annotated[str, Query(min_length=1, max_length=2000, description="What to look for.")],
+        q: Annotated[str, Query(min_length=1, max_length=QUERY_MAX_CHARS,
+                                description="What to look for.")],
         k: Annotated[int, Query(ge=1, le=50, description="How many hits.")] = 5,
         mode: Annotated[SearchMode, Query(description="hybrid, bm25 or dense.")] = "hybrid",
         collection: CollectionQuery = None,

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from archivist.app.limits import MESSAGE_MAX_CHARS
+
 COLLECTION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 THREAD_PATTERN = r"^[A-Za-z0-9_-]{1,100}$"
 
@@ -164,7 +166,7 @@ class MessageIn(BaseModel):
         {"message": "How do I install a package in R?"}
     ]})
 
-    message: str = Field(min_length=1, max_length=20_000)
+    message: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
 
 
 class SourceOut(BaseModel):

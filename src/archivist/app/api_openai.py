@@ -29,12 +29,13 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from archivist.app.api_auth import Owner
 from archivist.app.api_chat import Answer, ChatRunner, collect, llm_unavailable
 from archivist.app.api_errors import ApiError
 from archivist.app.api_models import ERROR_RESPONSES, THREAD_PATTERN, ErrorBody, SourceOut
+from archivist.app.limits import HISTORY_MAX_MESSAGES, MESSAGE_MAX_CHARS
 from archivist.events import Event
 from archivist.library import Library
 
@@ -57,6 +58,13 @@ class ChatMessageIn(BaseModel):
         parts = [str(p.get("text", "")) for p in self.content or [] if p.get("type") == "text"]
         return "\n".join(parts)
 
+    @model_validator(mode="after")
+    def _capped(self) -> ChatMessageIn:
+        if len(self.text()) > MESSAGE_MAX_CHARS:
+            raise ValueError(f"a message may hold at most {MESSAGE_MAX_CHARS} characters "
+                             "(the same cap as /v1/conversations)")
+        return self
+
 
 class ChatCompletionRequest(BaseModel):
     """The subset of OpenAI's request Archivist uses; other fields are accepted and ignored."""
@@ -68,7 +76,7 @@ class ChatCompletionRequest(BaseModel):
     }]})
 
     model: str = Field(default=MODEL, description="`archivist` or `archivist/<collection>`.")
-    messages: list[ChatMessageIn] = Field(min_length=1)
+    messages: list[ChatMessageIn] = Field(min_length=1, max_length=HISTORY_MAX_MESSAGES)
     stream: bool = False
     thread_id: str | None = Field(
         default=None, pattern=THREAD_PATTERN,

@@ -14,9 +14,11 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
+import anyio
 from pydantic import BaseModel, Field
 
 from archivist.agent.service import agent_service
+from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
 from archivist.library import Library
 from archivist.settings import Settings
 
@@ -94,7 +96,8 @@ def build_server(library: Library) -> Any:
 
     @server.tool()
     def search_documents(
-        query: Annotated[str, Field(min_length=1, description="What to look for.")],
+        query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS,
+                                    description="What to look for.")],
         k: Annotated[int, Field(ge=1, le=50, description="How many passages.")] = 5,
         collection: Annotated[str | None, Field(description="Collection; default the "
                                                 "library's.")] = None,
@@ -109,8 +112,9 @@ def build_server(library: Library) -> Any:
 
     @server.tool()
     def ask(
-        question: Annotated[str, Field(min_length=1, description="A question, or the reply "
-                                       "to a clarification.")],
+        question: Annotated[str, Field(min_length=1, max_length=MESSAGE_MAX_CHARS,
+                                       description="A question, or the reply to a "
+                                       "clarification.")],
         thread_id: Annotated[str | None, Field(description="Continue this conversation "
                                                "(from an earlier answer).")] = None,
         collection: Annotated[str | None, Field(description="Collection; default the "
@@ -148,7 +152,79 @@ def run_stdio(settings: Settings) -> None:
     with Library(settings) as library:
         for repair in library.repairs:
             log.warning("repaired: %s", repair)
-        build_server(library).run("stdio")
+        anyio.run(serve_stdio, build_server(library))
+
+
+async def serve_stdio(server: Any) -> None:
+    """Serve ``server`` over stdin/stdout, answering a line that is not JSON-RPC with an error.
+
+    The SDK's transport hands such a line to the session as an exception, which drops it
+    without a reply; here it gets ``-32700`` (not JSON) or ``-32600`` (JSON, not JSON-RPC),
+    with ``"id": null``, as JSON-RPC 2.0 asks.
+    """
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server  # the SDK exposes no public handle to run on streams
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(RepliedParseErrors(read_stream, write_stream), write_stream,
+                           lowlevel.create_initialization_options())
+
+
+class RepliedParseErrors:
+    """A read stream that answers unparseable lines itself and passes the rest on."""
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner = inner
+        self._write = write_stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        """The next message; an unparseable line is answered and skipped."""
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(parse_error_reply(item))
+
+    async def aclose(self) -> None:
+        """Close the transport's stream."""
+        await self._inner.aclose()
+
+    def __aiter__(self) -> RepliedParseErrors:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> RepliedParseErrors:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def parse_error_reply(error: Exception) -> Any:
+    """The JSON-RPC error answering a line the transport could not read."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+    from pydantic import ValidationError
+
+    not_json = isinstance(error, ValidationError) and any(
+        e.get("type") == "json_invalid" for e in error.errors()
+    )
+    code, message = (
+        (types.PARSE_ERROR, "Parse error: the line is not valid JSON")
+        if not_json or not isinstance(error, ValidationError)
+        else (types.INVALID_REQUEST, "Invalid Request: the line is not a JSON-RPC message")
+    )
+    reply = types.JSONRPCError(jsonrpc="2.0", id=None,
+                               error=types.ErrorData(code=code, message=message))
+    return SessionMessage(reply)
 
 
 def main() -> None:
