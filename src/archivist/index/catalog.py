@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS documents (
     child_count INTEGER NOT NULL,
     added_at TEXT NOT NULL,
     status TEXT NOT NULL,
+    owner TEXT NOT NULL DEFAULT 'admin',
     PRIMARY KEY (collection, document_id)
 );
 CREATE INDEX IF NOT EXISTS documents_path ON documents (collection, path);
@@ -69,7 +70,7 @@ CREATE INDEX IF NOT EXISTS children_document ON children (collection, document_i
 
 _DOC_COLUMNS = (
     "document_id, collection, path, name, content_hash, size_bytes, page_count, "
-    "parent_count, child_count, added_at, status"
+    "parent_count, child_count, added_at, status, owner"
 )
 
 
@@ -87,6 +88,11 @@ class Catalog:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.executescript(_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(documents)")}
+        if "owner" not in columns:  # a catalog from before owners: its documents are the admin's
+            self._conn.execute(
+                "ALTER TABLE documents ADD COLUMN owner TEXT NOT NULL DEFAULT 'admin'"
+            )
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -171,7 +177,7 @@ class Catalog:
         with self.transaction() as conn:
             conn.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
                 (
                     record.document_id,
                     record.collection,
@@ -183,6 +189,7 @@ class Catalog:
                     record.parent_count,
                     record.child_count,
                     record.added_at or _now(),
+                    record.owner,
                 ),
             )
             conn.executemany(
