@@ -235,6 +235,14 @@ class Catalog:
                     (status, collection, document_id),
                 )
 
+    def set_owner(self, collection: str, document_ids: list[str], owner: str) -> None:
+        """Give documents to ``owner`` (an upload's key; ingest writes them as the admin's)."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE documents SET owner = ? WHERE collection = ? AND document_id = ?",
+                [(owner, collection, document_id) for document_id in document_ids],
+            )
+
     def delete_document(self, collection: str, document_id: str) -> None:
         """Delete a document's row, parents and children, atomically."""
         with self.transaction() as conn:

@@ -1,0 +1,43 @@
+"""Document owners in the catalog: new rows, set_owner, and catalogs from before owners."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from archivist.index.catalog import Catalog
+from archivist.types import ADMIN_OWNER, DocumentRecord
+
+
+def _record(document_id: str) -> DocumentRecord:
+    return DocumentRecord(document_id=document_id, collection="c", path=f"/x/{document_id}",
+                          name=f"{document_id}.md", content_hash=document_id, size_bytes=1,
+                          page_count=0, parent_count=0, child_count=0, added_at="")
+
+
+def test_documents_belong_to_the_admin_until_given_away(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    catalog.add_pending(_record("a1"), [], [])
+    catalog.add_pending(_record("b2"), [], [])
+    catalog.set_status("c", {"a1": "ready", "b2": "ready"})
+    catalog.set_owner("c", ["b2"], "key:bob")
+    owners = {d.document_id: d.owner for d in catalog.documents("c")}
+    assert owners == {"a1": ADMIN_OWNER, "b2": "key:bob"}
+    catalog.close()
+
+
+def test_a_catalog_from_before_owners_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "CREATE TABLE documents (collection TEXT NOT NULL, document_id TEXT NOT NULL, "
+            "path TEXT NOT NULL, name TEXT NOT NULL, content_hash TEXT NOT NULL, size_bytes "
+            "INTEGER NOT NULL, page_count INTEGER NOT NULL, parent_count INTEGER NOT NULL, "
+            "child_count INTEGER NOT NULL, added_at TEXT NOT NULL, status TEXT NOT NULL, "
+            "PRIMARY KEY (collection, document_id))"
+        )
+        conn.execute("INSERT INTO documents VALUES ('c','old','/p','old.md','h',1,0,0,0,'t',"
+                     "'ready')")
+    catalog = Catalog(path)
+    assert [d.owner for d in catalog.documents("c")] == [ADMIN_OWNER]
+    catalog.close()
