@@ -20,13 +20,15 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-# Every optional extra, llama-cpp-python included (built from source once, ~6 min; pip
-# caches the wheel), plus Debian's Chromium for the browser tests.
+# Every optional extra (xllamacpp, llama.cpp's prebuilt wheel, among them), the local
+# models (0.5B for the tests, 1.5B for the demo; cached outside the repository, fetched
+# once), plus Debian's Chromium for the browser tests.
 $(VENV)/.installed-all: $(VENV)/.installed
 	$(BIN)/pip install -q -e ".[all]"
 	touch $@
 
 install-all: $(VENV)/.installed-all install-browser
+	$(BIN)/archivist model fetch 0.5b 1.5b
 
 install-browser:
 	@if [ ! -x /usr/bin/chromium ]; then \

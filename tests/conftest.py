@@ -39,11 +39,15 @@ def embedder() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder("all-MiniLM-L6-v2")
 
 
+#: Variables that locate shared data, not behaviour: kept for every test.
+_KEPT_VARIABLES = ("ARCHIVIST_EVAL_DIR", "ARCHIVIST_MODEL_DIR")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's archivist.toml or ARCHIVIST_* variables."""
     for key in list(os.environ):
-        if key.startswith("ARCHIVIST_") and key != "ARCHIVIST_EVAL_DIR":
+        if key.startswith("ARCHIVIST_") and key not in _KEPT_VARIABLES:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("ARCHIVIST_CONFIG", str(tmp_path / "no-config.toml"))
 

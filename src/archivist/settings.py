@@ -87,6 +87,16 @@ class Settings(BaseSettings):
             "ARCHIVIST_OPENAI_BASE_URL", "OPENAI_BASE_URL", "openai_base_url"
         ),
     )
+    local_parallel: int = Field(
+        default=2, ge=1, le=8,
+        description="Requests the local model serves at once (llama.cpp slots); more wait.",
+    )
+    local_context: int = Field(
+        default=8192, ge=1024, description="Context tokens per slot of the local model."
+    )
+    local_threads: int | None = Field(
+        default=None, ge=1, description="CPU threads of the local model (default: all cores)."
+    )
     strategy: Strategy = "auto"
 
     # --- agent budgets -------------------------------------------------------------

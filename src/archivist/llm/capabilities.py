@@ -50,6 +50,10 @@ class ModelProfile:
     parallel_slots: int | None = None
 
 
+#: How the ``local`` provider (llama.cpp in-process) gets structured output: measured on
+#: Qwen2.5-Coder 0.5B/1.5B, see docs/benchmarks.md.
+LOCAL_STRUCTURED: StructuredMethod = "native"
+
 #: The profile of a model nothing is known about: a capable cloud API.
 DEFAULT_PROFILE = ModelProfile()
 
@@ -59,6 +63,10 @@ def profile_for(settings: Settings, role: str = "answer") -> ModelProfile:
     provider, model = parse_llm_spec(llm_spec_for(settings, role))
     if provider in ("scripted", "anthropic", "google_genai"):
         return ModelProfile()
+    if provider == "local":
+        return ModelProfile(
+            structured=LOCAL_STRUCTURED, tool_calling=False, parallel_slots=settings.local_parallel
+        )
     if provider == "openai":
         base = settings.openai_base_url or ""
         if not base:

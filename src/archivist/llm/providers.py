@@ -2,7 +2,8 @@
 
 ``ollama:qwen3:4b-instruct-2507-q4_K_M`` (the default), ``openai:gpt-4o-mini`` (also any
 OpenAI-compatible server through ``openai_base_url``: llama.cpp, vLLM, LM Studio),
-``anthropic:claude-...``, ``google_genai:gemini-...``, or ``scripted`` for tests. Every real
+``anthropic:claude-...``, ``google_genai:gemini-...``, ``local`` (a GGUF run in this process:
+``local``, ``local:0.5b`` or ``local:/path/model.gguf``), or ``scripted`` for tests. Every real
 provider's model is wrapped in :class:`archivist.llm.resilience.RetryingChatModel`; the provider
 SDK's own retries are turned off so that there is one retry policy.
 """
@@ -147,7 +148,23 @@ def _build_google(settings: Settings, model: str) -> BaseChatModel:
     return chat
 
 
+def _build_local(settings: Settings, model: str) -> BaseChatModel:
+    from archivist.llm.local import LocalChatModel
+    from archivist.llm.models import resolve_model_path
+
+    return LocalChatModel(
+        model_path=resolve_model_path(model),
+        model_name=f"local:{model}" if model else "local",
+        temperature=settings.temperature,
+        max_tokens=_max_tokens(settings),
+        context_per_slot=settings.local_context,
+        parallel=settings.local_parallel,
+        threads=settings.local_threads,
+    )
+
+
 _BUILDERS = {
+    "local": _build_local,
     "ollama": _build_ollama,
     "openai": _build_openai,
     "anthropic": _build_anthropic,
@@ -165,6 +182,10 @@ def describe_llm(settings: Settings, role: str = "answer") -> str:
     if provider == "openai":
         where = settings.openai_base_url or "https://api.openai.com/v1"
         return f"openai model {model} at {where}"
+    if provider == "local":
+        from archivist.llm.models import DEFAULT_LOCAL_MODEL
+
+        return f"local model {model or DEFAULT_LOCAL_MODEL} (in this process)"
     if provider == "anthropic":
         return f"anthropic model {model} (Anthropic API)"
     return f"google_genai model {model} (Google Gemini API)"

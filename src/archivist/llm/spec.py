@@ -9,7 +9,10 @@ from archivist.types import ArchivistError
 if TYPE_CHECKING:
     from archivist.settings import Settings
 
-SUPPORTED_PROVIDERS = ("ollama", "openai", "anthropic", "google_genai", "scripted")
+SUPPORTED_PROVIDERS = ("ollama", "openai", "anthropic", "google_genai", "local", "scripted")
+
+#: Providers whose model part may be left out: ``scripted``, and ``local`` (default model).
+_MODEL_OPTIONAL = ("scripted", "local")
 
 
 def parse_llm_spec(spec: str) -> tuple[str, str]:
@@ -19,6 +22,8 @@ def parse_llm_spec(spec: str) -> tuple[str, str]:
     ('ollama', 'qwen3:4b-instruct-2507-q4_K_M')
     >>> parse_llm_spec("scripted")
     ('scripted', '')
+    >>> parse_llm_spec("local")
+    ('local', '')
     """
     provider, _, model = spec.strip().partition(":")
     provider = provider.strip().lower()
@@ -28,7 +33,7 @@ def parse_llm_spec(spec: str) -> tuple[str, str]:
             f"unknown LLM provider {provider!r} in {spec!r}; "
             f'use one of: {", ".join(SUPPORTED_PROVIDERS)} (as "provider:model")'
         )
-    if provider != "scripted" and not model:
+    if provider not in _MODEL_OPTIONAL and not model:
         raise ArchivistError(f'the LLM setting {spec!r} names no model; write "{provider}:MODEL"')
     return provider, model
 
