@@ -49,7 +49,20 @@ def build_chat_model(settings: Settings, role: str = "answer") -> ChatModel:
     from archivist.llm.resilience import with_backoff
 
     chat = _BUILDERS[provider](settings, model)
-    return ChatModel(with_backoff(chat, settings), profile)
+    return ChatModel(with_backoff(chat, settings, slots=_slots(settings, provider, profile)),
+                     profile)
+
+
+def _slots(settings: Settings, provider: str, profile: ModelProfile) -> tuple[str, int] | None:
+    """The request slots calls must wait for: a local server's, keyed by its address.
+
+    The ``local`` model queues requests inside its own server (no timeout ticks there);
+    cloud APIs have no known limit.
+    """
+    if profile.parallel_slots is None or provider == "local":
+        return None
+    where = settings.ollama_base_url if provider == "ollama" else settings.openai_base_url
+    return f"{provider}:{where}", profile.parallel_slots
 
 
 def make_chat_model(settings: Settings, role: str = "answer") -> BaseChatModel:
@@ -102,6 +115,9 @@ def _build_openai(settings: Settings, model: str) -> BaseChatModel:
         "temperature": settings.temperature,
         "timeout": settings.llm_timeout_s,
         "max_retries": 0,
+        # ask for token usage in the stream's last chunk (stream_options.include_usage):
+        # without it a streamed answer counts 0 tokens on OpenAI-compatible servers
+        "stream_usage": True,
     }
     max_tokens = _max_tokens(settings)
     if max_tokens:

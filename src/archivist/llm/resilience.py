@@ -26,6 +26,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from pydantic import Field
 
 from archivist.llm.errors import is_transient
+from archivist.llm.slots import aslot, slot
 
 if TYPE_CHECKING:
     from archivist.settings import Settings
@@ -133,6 +134,10 @@ class RetryingChatModel(BaseChatModel):
         default=asyncio.sleep, exclude=True
     )
     retry_rng: Callable[[], float] = Field(default=random.random, exclude=True)
+    #: The server's request slots (see :mod:`archivist.llm.slots`): each attempt waits
+    #: for one before its request, and so before its timeout, starts.
+    slot_key: str | None = Field(default=None, exclude=True)
+    slot_size: int | None = Field(default=None, exclude=True)
 
     def _attempts(self) -> int:
         return max(1, self.retries + 1)
@@ -148,11 +153,15 @@ class RetryingChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        def attempt() -> ChatResult:
+            with slot(self.slot_key, self.slot_size):
+                # the mixin always precedes a concrete provider class, whose _generate runs
+                return super(RetryingChatModel, self)._generate(  # type: ignore[safe-super]
+                    messages, stop=stop, run_manager=run_manager, **kwargs
+                )
+
         return retry_call(
-            # the mixin always precedes a concrete provider class, whose _generate runs here
-            lambda: super(RetryingChatModel, self)._generate(  # type: ignore[safe-super]
-                messages, stop=stop, run_manager=run_manager, **kwargs
-            ),
+            attempt,
             attempts=self._attempts(), base_delay=self.retry_base_delay,
             max_delay=self.retry_max_delay, sleep=self.retry_sleep, rng=self.retry_rng,
         )
@@ -164,10 +173,14 @@ class RetryingChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        async def attempt() -> ChatResult:
+            async with aslot(self.slot_key, self.slot_size):
+                return await super(RetryingChatModel, self)._agenerate(
+                    messages, stop=stop, run_manager=run_manager, **kwargs
+                )
+
         return await aretry_call(
-            lambda: super(RetryingChatModel, self)._agenerate(
-                messages, stop=stop, run_manager=run_manager, **kwargs
-            ),
+            attempt,
             attempts=self._attempts(), base_delay=self.retry_base_delay,
             max_delay=self.retry_max_delay, sleep=self.retry_async_sleep, rng=self.retry_rng,
         )
@@ -183,10 +196,11 @@ class RetryingChatModel(BaseChatModel):
         for attempt in range(attempts):
             yielded = False
             try:
-                for chunk in super()._stream(messages, stop=stop, run_manager=run_manager,
-                                             **kwargs):
-                    yielded = True
-                    yield chunk
+                with slot(self.slot_key, self.slot_size):
+                    for chunk in super()._stream(messages, stop=stop, run_manager=run_manager,
+                                                 **kwargs):
+                        yielded = True
+                        yield chunk
                 return
             except Exception as exc:
                 if yielded or attempt + 1 >= attempts or not is_transient(exc):
@@ -206,10 +220,11 @@ class RetryingChatModel(BaseChatModel):
         for attempt in range(attempts):
             yielded = False
             try:
-                async for chunk in super()._astream(messages, stop=stop,
-                                                    run_manager=run_manager, **kwargs):
-                    yielded = True
-                    yield chunk
+                async with aslot(self.slot_key, self.slot_size):
+                    async for chunk in super()._astream(messages, stop=stop,
+                                                        run_manager=run_manager, **kwargs):
+                        yielded = True
+                        yield chunk
                 return
             except Exception as exc:
                 if yielded or attempt + 1 >= attempts or not is_transient(exc):
@@ -240,8 +255,11 @@ def with_backoff(
     sleep: Callable[[float], None] | None = None,
     async_sleep: Callable[[float], Awaitable[None]] | None = None,
     rng: Callable[[], float] | None = None,
+    slots: tuple[str, int] | None = None,
 ) -> RetryingChatModel:
     """``model`` with transient failures retried ``settings.llm_max_retries`` times.
+
+    ``slots`` (server key, size) limits the calls in flight to that server.
 
     The result is an instance of the model's own class (plus the mixin) with the same
     field values; its private state (clients, a scripted model's script and call log) is
@@ -256,6 +274,8 @@ def with_backoff(
         values["retry_async_sleep"] = async_sleep
     if rng is not None:
         values["retry_rng"] = rng
+    if slots is not None:
+        values["slot_key"], values["slot_size"] = slots
     wrapped = cls.model_construct(_fields_set=set(model.model_fields_set), **values)
     object.__setattr__(wrapped, "__pydantic_private__", model.__pydantic_private__)
     return wrapped
