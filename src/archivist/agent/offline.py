@@ -37,6 +37,31 @@ def unreachable_message(settings: Settings) -> str:
     )
 
 
+def failure_message(settings: Settings, exc: BaseException) -> str:
+    """The one line shown when the LLM failed: unreachable, an error status, a cut stream."""
+    from archivist.llm.errors import exception_chain, is_connection_error, status_code_of
+
+    if is_connection_error(exc):
+        return unreachable_message(settings)
+    reason = "failed"
+    for error in exception_chain(exc):
+        status = status_code_of(error)
+        names = {cls.__name__ for cls in type(error).__mro__}
+        if status is not None:
+            reason = f"answered HTTP {status}"
+        elif names & {"RemoteProtocolError", "ReadError", "NetworkError"}:
+            reason = "dropped the connection in the middle of its reply"
+        elif names & {"TimeoutException", "APITimeoutError", "TimeoutError"}:
+            reason = "did not answer in time (llm_timeout_s)"
+        else:
+            continue
+        break
+    return (
+        f"the LLM {reason}, also after retries: {describe(settings)}; "
+        "here is a retrieval-only answer instead"
+    )
+
+
 def hit_source(hit: SearchHit) -> Source:
     """The citation of a search hit."""
     return Source(

@@ -25,7 +25,7 @@ from langgraph.types import Command
 from archivist import events
 from archivist.agent.confidence import LOW
 from archivist.agent.graph import build_graph
-from archivist.agent.offline import retrieval_only, unreachable_message
+from archivist.agent.offline import failure_message, retrieval_only
 from archivist.agent.stats import TurnStats
 from archivist.agent.steps import ANSWER_TAG, message_text
 from archivist.events import Event, Source
@@ -177,12 +177,14 @@ class AgentService:
             streamed: list[str] = []
             yield from self._run(graph, payload, config, stats, streamed)
         except Exception as exc:
-            from archivist.llm import is_connection_error
+            from archivist.llm import is_connection_error, is_transient
 
-            if not is_connection_error(exc):
+            # unreachable, 5xx, a cut stream or a timeout, after the retries: degrade
+            if not (is_connection_error(exc) or is_transient(exc)):
                 raise
-            log.warning("LLM unreachable: %s", exc)
-            yield from self._retrieval_only(text, thread_id, collection, stats)
+            log.warning("LLM failed (%s): %s", type(exc).__name__, exc)
+            yield from self._retrieval_only(text, thread_id, collection, stats,
+                                            failure_message(self.settings, exc))
             return
         state = graph.get_state(self._config(thread_id))
         if state.interrupts:
@@ -228,9 +230,10 @@ class AgentService:
                     yield events.token(text)
 
     def _retrieval_only(
-        self, question: str, thread_id: str, collection: str | None, stats: TurnStats
+        self, question: str, thread_id: str, collection: str | None, stats: TurnStats,
+        message: str,
     ) -> Iterator[Event]:
-        yield events.error(unreachable_message(self.settings))
+        yield events.error(message)
         answer, sources = retrieval_only(self.library.retriever(collection), question)
         yield events.token(answer)
         yield events.sources(sources, confidence=LOW)

@@ -3,7 +3,8 @@
 Both print the answer as it streams, then its Sources and its confidence (high, medium or
 low, derived by code from the graded evidence). A clarification question is printed
 and the next message (``chat``) or the next ``ask --thread ID`` answers it.
-Exit codes: 0 answered (or asked back), 3 retrieval-only (the LLM could not be reached),
+Exit codes: 0 answered (or asked back), 3 retrieval-only (the LLM could not be reached, or
+failed after retries: 5xx, a cut stream, a timeout; for `chat`, in any turn),
 1 error.
 """
 
@@ -137,6 +138,7 @@ def chat(
     with _user_errors(), open_library_from_cli(data_dir, collection, llm=llm) as library:
         service = agent_service(library)
         console.print(Text("Ask about your documents. /new starts over, /exit quits.", "dim"))
+        degraded = False
         while True:
             try:
                 line = console.input("[bold]> [/bold]").strip()
@@ -151,8 +153,11 @@ def chat(
                 thread = None
                 console.print(Text("new conversation", style="dim"))
                 continue
-            _, thread = render(service.stream(line, thread, collection), verbose)
+            status, thread = render(service.stream(line, thread, collection), verbose)
+            degraded = degraded or status == "retrieval_only"
             console.print()
+    if degraded:  # as `ask`: some answer was retrieval-only (the LLM failed)
+        raise typer.Exit(EXIT_DEGRADED)
 
 
 def register(app: typer.Typer) -> None:
