@@ -28,7 +28,7 @@ from langchain_core.messages import BaseMessage  # noqa: E402
 from archivist.agent.graph import build_graph  # noqa: E402
 from archivist.agent.service import AgentService  # noqa: E402
 from archivist.agent.state import QuestionAnalysis  # noqa: E402
-from archivist.library import Library  # noqa: E402
+from archivist.application import Application  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
 from archivist.testing import CallInfo, ScriptedChatModel, tool_call  # noqa: E402
 
@@ -78,9 +78,9 @@ class TimedRetriever:
 class BenchService(AgentService):
     """The real service, with a timed retriever under the graph."""
 
-    def __init__(self, library: Library, llm: Any, settings: Settings) -> None:
+    def __init__(self, library: Application, llm: Any, settings: Settings) -> None:
         super().__init__(library, llm=llm, settings=settings)
-        self.retriever = TimedRetriever(library.retriever())
+        self.retriever = TimedRetriever(library.searcher.retriever())
 
     def graph(self, collection: str | None = None) -> Any:
         if "bench" not in self._graphs:
@@ -116,7 +116,7 @@ def analyzer(messages: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | 
     return None
 
 
-def llm_calls(library: Library, settings: Settings) -> dict[str, int]:
+def llm_calls(library: Application, settings: Settings) -> dict[str, int]:
     """LLM calls per scenario."""
     results: dict[str, int] = {}
 
@@ -159,7 +159,7 @@ def llm_calls(library: Library, settings: Settings) -> dict[str, int]:
     return results
 
 
-def overhead(library: Library, settings: Settings, repeat: int) -> dict[str, float]:
+def overhead(library: Application, settings: Settings, repeat: int) -> dict[str, float]:
     """Per-answer wall time and the graph's own share, with an instant model."""
     service = BenchService(library, ScriptedChatModel(), settings)
     turn(service, "How do I install PostgreSQL?")
@@ -179,7 +179,7 @@ def overhead(library: Library, settings: Settings, repeat: int) -> dict[str, flo
     }
 
 
-def fan_out(library: Library, settings: Settings, delay: float) -> dict[str, dict[str, float]]:
+def fan_out(library: Application, settings: Settings, delay: float) -> dict[str, dict[str, float]]:
     """Wall time of a turn and of its research stage with 1, 2, 3 sub-questions."""
     out = {}
     for count in SPLIT:
@@ -209,8 +209,8 @@ def main() -> None:
         for name, text in CORPUS.items():
             (docs / name).write_text(text, encoding="utf-8")
         settings = Settings(data_dir=Path(tmp) / "lib", llm="scripted")
-        with Library(settings) as library:
-            library.ingest([docs])
+        with Application(settings) as library:
+            library.ingest.files([docs])
             report = {
                 "llm_calls": llm_calls(library, settings),
                 "overhead": overhead(library, settings, args.repeat),

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from archivist.library import Library
+from archivist.application import Application
 from archivist.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,15 +54,15 @@ def main() -> int:
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="archivist-bench-"))
     try:
-        library = Library(Settings(data_dir=workdir))
-        library.embedder.embed_query("warm up")  # model load is not ingest time
+        library = Application(Settings(data_dir=workdir))
+        library.store.embedder.embed_query("warm up")  # model load is not ingest time
         started = time.perf_counter()
-        report = library.ingest([args.pdfs])
+        report = library.ingest.files([args.pdfs])
         ingest_s = time.perf_counter() - started
         pages = sum(r.pages for r in report.results)
         chunks = sum(r.chunks for r in report.results)
         started = time.perf_counter()
-        again = library.ingest([args.pdfs])
+        again = library.ingest.files([args.pdfs])
         reingest_s = time.perf_counter() - started
         latency: dict[str, dict[str, float]] = {}
         for mode in ("hybrid", "bm25", "dense"):
@@ -70,7 +70,7 @@ def main() -> int:
             for _ in range(3):
                 for query in QUERIES:
                     t0 = time.perf_counter()
-                    library.search(query, k=5, mode=mode)  # type: ignore[arg-type]
+                    library.searcher.search(query, k=5, mode=mode)  # type: ignore[arg-type]
                     times.append((time.perf_counter() - t0) * 1000)
             latency[mode] = {"p50_ms": percentile(times, 0.5), "p95_ms": percentile(times, 0.95)}
         library.close()

@@ -29,8 +29,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
-from archivist.app.api import create_app  # noqa: E402
-from archivist.app.cli_serve import bind  # noqa: E402
+from archivist.app.api.app import create_app  # noqa: E402
+from archivist.app.cli.serve import bind  # noqa: E402
+from archivist.application import Application  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
 
 
@@ -119,7 +120,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), llm="scripted")
-        app = create_app(settings, ui=False)
+        app = create_app(Application(settings), ui=False, close_application=True)
         sock = bind("127.0.0.1", 0)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -22,9 +22,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from archivist.application import Application  # noqa: E402
 from archivist.evaluation.report import write_retrieval_report  # noqa: E402
 from archivist.evaluation.retrieval import RetrievalReport, evaluate_retrieval  # noqa: E402
-from archivist.library import Library  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,7 +81,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N queries only")
     args = parser.parse_args()
     names = args.only or list(DATASETS)
-    with Library(Settings(data_dir=args.data_dir)) as library:
+    with Application(Settings(data_dir=args.data_dir)) as library:
         for name in names:
             folder, modes, metrics, note = DATASETS[name]
             path = args.eval_dir / folder

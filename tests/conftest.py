@@ -10,8 +10,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from archivist.application import Application  # noqa: E402
 from archivist.index.embeddings import SentenceTransformerEmbedder  # noqa: E402
-from archivist.library import Library  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,8 +59,8 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def library(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[Library]:
+def library(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
     """A real, empty library (embedded Qdrant + SQLite) in a temp dir."""
-    lib = Library(settings, embedder=embedder)
+    lib = Application(settings, embedder=embedder)
     yield lib
     lib.close()

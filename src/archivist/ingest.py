@@ -7,7 +7,9 @@ Order of writes for a document (so that a crash at any point leaves it absent or
 3. new row ``ready`` and the replaced version ``removing`` (one transaction);
 4. the replaced version's vectors, then its rows, deleted.
 
-Rows left ``pending``/``removing`` are purged when a library is opened.
+Rows left ``pending``/``removing`` are purged when a store is opened. The pipeline sits
+above ``documents/`` (load, chunk) and ``index/`` (the store and its encoders) and is handed
+both; neither imports it.
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from archivist.documents.chunking import heading_path_text, split_children, split_parents
+from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document
+from archivist.documents.chunking import heading_path_text
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file
 from archivist.index.sparse import SparseVector
+from archivist.index.store import DocumentStore
+from archivist.settings import Settings
 from archivist.types import (
     Child,
     DocumentRecord,
@@ -31,11 +35,7 @@ from archivist.types import (
     IngestReport,
     LoadedDocument,
     LoadError,
-    Parent,
 )
-
-if TYPE_CHECKING:
-    from archivist.library import Library
 
 log = logging.getLogger(__name__)
 
@@ -55,54 +55,9 @@ class IngestProgress:
 ProgressCallback = Callable[[IngestProgress], None]
 
 
-@dataclass
-class Chunked:
-    """A loaded document cut into parents and children."""
-
-    loaded: LoadedDocument
-    parents: list[Parent] = field(default_factory=list)
-    children: list[Child] = field(default_factory=list)
-
-
 def content_hash(data: bytes) -> str:
     """The SHA-256 of a file's bytes; its first 16 hex digits are the document id."""
     return hashlib.sha256(data).hexdigest()
-
-
-def chunk_document(
-    loaded: LoadedDocument, document_id: str, collection: str, library: Library
-) -> Chunked:
-    """Parents by headings, children inside each parent, with ids and pages."""
-    s = library.settings
-    out = Chunked(loaded)
-    for p_pos, section in enumerate(split_parents(loaded, s.parent_min_chars, s.parent_max_chars)):
-        parent_id = f"{document_id}-p{p_pos}"
-        out.parents.append(
-            Parent(
-                parent_id=parent_id,
-                document_id=document_id,
-                position=p_pos,
-                text=section.text,
-                heading_path=section.heading_path,
-                page_start=section.page_start,
-                page_end=section.page_end,
-                collection=collection,
-            )
-        )
-        for piece in split_children(section, s.child_chars, s.child_overlap, doc=loaded):
-            out.children.append(
-                Child(
-                    child_id=f"{document_id}-c{len(out.children)}",
-                    parent_id=parent_id,
-                    document_id=document_id,
-                    position=len(out.children),
-                    text=piece.text,
-                    heading_path=piece.heading_path,
-                    page_start=piece.page_start,
-                    page_end=piece.page_end,
-                )
-            )
-    return out
 
 
 def embedding_text(child: Child, title: str) -> str:
@@ -111,13 +66,46 @@ def embedding_text(child: Child, title: str) -> str:
     return f"{context}\n\n{child.text}" if context else child.text
 
 
-class Ingestor:
-    """Runs an ingest for a library; see the module docstring for the write order."""
+class IngestPipeline:
+    """Ingests into a :class:`DocumentStore`, one collection at a time, one write at a time."""
 
-    def __init__(self, library: Library, collection: str) -> None:
-        self.library = library
+    def __init__(self, store: DocumentStore, settings: Settings) -> None:
+        self.store = store
+        self.sizes = ChunkSizes.of(settings)
+
+    def files(
+        self,
+        paths: Iterable[Path | str],
+        collection: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Ingest files and folders; see ``IngestReport`` for each file's outcome."""
+        name = self.store.collection_name(collection)
+        with self.store.write_lock:
+            self.store.prepare_collection(name)
+            return Ingestor(self.store, name, self.sizes).run([Path(p) for p in paths], progress)
+
+    def texts(
+        self,
+        items: Iterable[tuple[str, str]],
+        collection: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Ingest ``(name, markdown)`` pairs (benchmarks, evaluation corpora, the API)."""
+        name = self.store.collection_name(collection)
+        with self.store.write_lock:
+            self.store.prepare_collection(name)
+            return Ingestor(self.store, name, self.sizes).run_texts(items, progress)
+
+
+class Ingestor:
+    """One ingest run into one collection; see the module docstring for the write order."""
+
+    def __init__(self, store: DocumentStore, collection: str, sizes: ChunkSizes) -> None:
+        self.store = store
         self.collection = collection
-        self.catalog = library.catalog
+        self.sizes = sizes
+        self.catalog = store.catalog
         self.report = IngestReport()
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
@@ -162,7 +150,7 @@ class Ingestor:
             started = time.perf_counter()
             loaded = load_file(path)
             self.report.timings["conversion"] += time.perf_counter() - started
-            chunked = chunk_document(loaded, document_id, self.collection, self.library)
+            chunked = chunk_document(loaded, document_id, self.collection, self.sizes)
             if not chunked.children:
                 raise LoadError(f"{path}: no text to index")
         except LoadError as exc:
@@ -189,10 +177,10 @@ class Ingestor:
             self._write(record, chunked, previous)
         except Exception as exc:  # rolled back; the batch goes on with the next file
             log.warning("ingest of %s failed, rolled back", path, exc_info=True)
-            self.library.purge(self.collection, document_id)
+            self.store.purge(self.collection, document_id)
             return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=str(exc))
         except BaseException:
-            self.library.purge(self.collection, document_id)
+            self.store.purge(self.collection, document_id)
             raise
         outcome = IngestOutcome.REPLACED if previous else IngestOutcome.ADDED
         return FileResult(
@@ -219,7 +207,7 @@ class Ingestor:
                 result = FileResult(name, IngestOutcome.UNCHANGED, document_id)
             else:
                 loaded = LoadedDocument(path=name, markdown=markdown, title=name)
-                chunked = chunk_document(loaded, document_id, self.collection, self.library)
+                chunked = chunk_document(loaded, document_id, self.collection, self.sizes)
                 record = DocumentRecord(
                     document_id=document_id,
                     collection=self.collection,
@@ -261,15 +249,15 @@ class Ingestor:
         self, batch: list[tuple[DocumentRecord, Chunked, list[DocumentRecord]]]
     ) -> None:
         """Embed a batch of documents together, then write each one atomically."""
-        lib = self.library
+        store = self.store
         texts = [
             embedding_text(c, chunked.loaded.title)
             for _, chunked, _ in batch
             for c in chunked.children
         ]
         started = time.perf_counter()
-        dense = lib.embedder.embed_documents(texts)
-        sparse = [lib.bm25.encode_document(t) for t in texts]
+        dense = store.embedder.embed_documents(texts)
+        sparse = [store.bm25.encode_document(t) for t in texts]
         self.report.timings["embedding"] += time.perf_counter() - started
         started = time.perf_counter()
         offset = 0
@@ -284,7 +272,7 @@ class Ingestor:
                     sparse[offset : offset + n],
                 )
             except BaseException:
-                lib.purge(self.collection, record.document_id)
+                store.purge(self.collection, record.document_id)
                 raise
             offset += n
         self.report.timings["indexing"] += time.perf_counter() - started
@@ -297,14 +285,8 @@ class Ingestor:
         dense: list[list[float]],
         sparse: list[SparseVector],
     ) -> None:
-        lib = self.library
-        self.catalog.add_pending(record, chunked.parents, chunked.children)
-        lib.vectors.upsert(self.collection, chunked.children, dense, sparse, record.name)
-        changes = {record.document_id: "ready"}
-        changes.update({old.document_id: "removing" for old in previous})
-        self.catalog.set_status(self.collection, changes)
-        for old in previous:
-            lib.purge(self.collection, old.document_id)
+        self.store.add_pending(record, chunked.parents, chunked.children, dense, sparse)
+        self.store.mark_ready(self.collection, record.document_id, previous)
 
 
 def _reason(exc: Exception, path: Path) -> str:

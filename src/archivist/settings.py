@@ -20,7 +20,7 @@ from pydantic_settings import (
 )
 
 SearchMode = Literal["hybrid", "bm25", "dense"]
-Strategy = Literal["auto", "tools", "pipeline"]
+StrategySetting = Literal["auto", "tools", "pipeline"]
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_LLM = "ollama:qwen3:4b-instruct-2507-q4_K_M"
@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     local_threads: int | None = Field(
         default=None, ge=1, description="CPU threads of the local model (default: all cores)."
     )
-    strategy: Strategy = "auto"
+    strategy: StrategySetting = "auto"
 
     # --- agent budgets -------------------------------------------------------------
     max_tool_calls: int = Field(default=8, ge=1)

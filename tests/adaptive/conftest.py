@@ -15,7 +15,7 @@ import pytest
 from tests.agent.conftest import corpus_library  # noqa: F401  (session fixture)
 
 from archivist.agent.service import AgentService
-from archivist.library import Library
+from archivist.application import Application
 from archivist.testing import ScriptedChatModel
 from local_http import serving
 
@@ -92,7 +92,7 @@ Factory = Callable[..., AgentService]
 
 @pytest.fixture
 def service_for(
-    corpus_library: Library, tmp_path: Path  # noqa: F811
+    corpus_library: Application, tmp_path: Path  # noqa: F811
 ) -> Iterator[Factory]:
     """``service_for(model, fast_llm=None, **settings)``: an agent over the corpus."""
     made: list[AgentService] = []
@@ -103,7 +103,7 @@ def service_for(
         settings = corpus_library.settings.model_copy(
             update={"data_dir": tmp_path / f"conv{len(made)}", **overrides}
         )
-        service = AgentService(corpus_library, llm=model or ScriptedChatModel(),
+        service = AgentService(corpus_library.searcher, llm=model or ScriptedChatModel(),
                                settings=settings, fast_llm=fast_llm)
         made.append(service)
         return service

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from archivist.agent.service import AgentService
+from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
 from archivist.settings import Settings
 from archivist.testing import ScriptedChatModel
 
@@ -53,15 +53,15 @@ ground coffee. A double shot uses 18 grams of coffee and takes 25 to 30 seconds.
 @pytest.fixture(scope="session")
 def corpus_library(
     tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder
-) -> Iterator[Library]:
+) -> Iterator[Application]:
     """A library holding the corpus above, ingested once for all agent tests."""
     root = tmp_path_factory.mktemp("agent")
     docs = root / "docs"
     docs.mkdir()
     for name, text in CORPUS.items():
         (docs / name).write_text(text, encoding="utf-8")
-    library = Library(Settings(data_dir=root / "library"), embedder=embedder)
-    report = library.ingest([docs])
+    library = Application(Settings(data_dir=root / "library"), embedder=embedder)
+    report = library.ingest.files([docs])
     assert report.counts["added"] == len(CORPUS), report
     yield library
     library.close()
@@ -71,18 +71,18 @@ ServiceFactory = Callable[..., AgentService]
 
 
 @pytest.fixture
-def make_service(corpus_library: Library, tmp_path: Path) -> Iterator[ServiceFactory]:
+def make_service(corpus_library: Application, tmp_path: Path) -> Iterator[ServiceFactory]:
     """Build agent services over the corpus, each with its own conversation store."""
     made: list[AgentService] = []
 
     def factory(
-        llm: ScriptedChatModel | None = None, library: Library | None = None, **overrides: Any
+        llm: ScriptedChatModel | None = None, library: Application | None = None, **overrides: Any
     ) -> AgentService:
         lib = library or corpus_library
         settings = lib.settings.model_copy(update=overrides)
         if library is None:
             settings = settings.model_copy(update={"data_dir": tmp_path / "conversations"})
-        service = AgentService(lib, llm=llm or ScriptedChatModel(), settings=settings)
+        service = AgentService(lib.searcher, settings, llm=llm or ScriptedChatModel())
         made.append(service)
         return service
 

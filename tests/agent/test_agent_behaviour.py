@@ -6,7 +6,7 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from tests.agent.helpers import done, run, source_names, steps
 
 from archivist.agent.state import QuestionAnalysis
-from archivist.library import Library
+from archivist.application import Application
 from archivist.testing import CallInfo, ScriptedChatModel, tool_call
 
 
@@ -194,7 +194,9 @@ def c_info(call) -> CallInfo:
     return CallInfo(0, call.tools, None, "")
 
 
-def test_no_evidence_in_an_empty_library_is_an_honest_abstention(make_service, library: Library):
+def test_no_evidence_in_an_empty_library_is_an_honest_abstention(
+    make_service, library: Application
+):
     llm = ScriptedChatModel()
     events = run(make_service(llm, library=library), "What is the capital of Peru?")
     answer = done(events)["answer"]

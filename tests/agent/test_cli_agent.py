@@ -10,8 +10,8 @@ from tests.agent.conftest import CORPUS
 from typer.testing import CliRunner
 
 from archivist import events
-from archivist.app import cli_agent
-from archivist.library import Library
+from archivist.app.cli import agent as cli_agent
+from archivist.application import Application
 from archivist.settings import Settings
 
 runner = CliRunner()
@@ -24,14 +24,16 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
     docs.mkdir()
     for name in ("postgres-guide.md", "python.md"):
         (docs / name).write_text(CORPUS[name], encoding="utf-8")
-    with Library(Settings(data_dir=root / "lib"), embedder=embedder) as library:
-        library.ingest([docs])
+    with Application(Settings(data_dir=root / "lib"), embedder=embedder) as library:
+        library.ingest.files([docs])
     return root / "lib"
 
 
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch, embedder) -> typer.Typer:
-    monkeypatch.setattr("archivist.library.SentenceTransformerEmbedder", lambda *a, **k: embedder)
+    monkeypatch.setattr(
+        "archivist.index.store.SentenceTransformerEmbedder", lambda *a, **k: embedder
+    )
     monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
     cli = typer.Typer()
     cli_agent.register(cli)

@@ -8,17 +8,17 @@ import pytest
 from langchain_core.messages import BaseMessage
 from tests.agent.helpers import done, run, source_names, steps
 
-from archivist.agent.service import AgentService, agent_service
+from archivist.agent.service import AgentService
 from archivist.agent.state import QuestionAnalysis
-from archivist.library import Library
+from archivist.application import Application
 from archivist.settings import Settings
 from archivist.testing import CallInfo, ScriptedChatModel
 from archivist.types import ArchivistError
 
 
-def test_history_survives_a_restart(corpus_library: Library, tmp_path) -> None:
+def test_history_survives_a_restart(corpus_library: Application, tmp_path) -> None:
     settings = corpus_library.settings.model_copy(update={"data_dir": tmp_path / "conv"})
-    first = AgentService(corpus_library, llm=ScriptedChatModel(), settings=settings)
+    first = AgentService(corpus_library.searcher, settings, llm=ScriptedChatModel())
     thread = first.ask("How do I install PostgreSQL?").thread_id
     first.close()
 
@@ -29,7 +29,7 @@ def test_history_survives_a_restart(corpus_library: Library, tmp_path) -> None:
         return None
 
     llm = ScriptedChatModel(rules=[analyze])
-    reopened = AgentService(corpus_library, llm=llm, settings=settings)
+    reopened = AgentService(corpus_library.searcher, settings, llm=llm)
     try:
         history = reopened.history(thread)
         assert [h["role"] for h in history] == ["user", "assistant"]
@@ -47,13 +47,13 @@ def steps_of(result, kind: str) -> list[dict]:
 
 
 def test_unreachable_llm_gives_one_clear_line_and_a_retrieval_only_answer(
-    corpus_library: Library, tmp_path
+    corpus_library: Application, tmp_path
 ) -> None:
     settings = corpus_library.settings.model_copy(update={
         "data_dir": tmp_path / "conv", "llm": "ollama:qwen3:4b",
         "ollama_base_url": "http://127.0.0.1:9", "llm_max_retries": 0,
     })
-    service = AgentService(corpus_library, settings=settings)  # a real ChatOllama
+    service = AgentService(corpus_library.searcher, settings)  # a real ChatOllama
     try:
         events = run(service, "How do I install PostgreSQL?")
     finally:
@@ -71,9 +71,9 @@ def test_unreachable_llm_gives_one_clear_line_and_a_retrieval_only_answer(
 
 
 def test_shared_service_is_closed_with_the_library(settings: Settings, embedder) -> None:
-    library = Library(settings.model_copy(update={"llm": "scripted"}), embedder=embedder)
-    service = agent_service(library)
-    assert agent_service(library) is service
+    library = Application(settings.model_copy(update={"llm": "scripted"}), embedder=embedder)
+    service = library.agent
+    assert library.agent is service
     assert isinstance(service.llm, ScriptedChatModel)
     result = service.ask("Anything about PostgreSQL?")
     assert result.status == "answered" and result.sources == []

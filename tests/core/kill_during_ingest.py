@@ -10,8 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
+from archivist.application import Application
 from archivist.index.edge_store import EdgeVectorStore
-from archivist.library import Library
 from archivist.settings import Settings
 
 data_dir, docs_dir, kill_after = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
@@ -27,5 +27,5 @@ def upsert_then_die(self, *args, **kwargs):  # type: ignore[no-untyped-def]
 
 
 EdgeVectorStore.upsert = upsert_then_die  # type: ignore[method-assign]
-library = Library(Settings(data_dir=data_dir))
-library.ingest([docs_dir])
+library = Application(Settings(data_dir=data_dir))
+library.ingest.files([docs_dir])

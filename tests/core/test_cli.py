@@ -4,7 +4,7 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
-from archivist.app.cli import app
+from archivist.app.cli.main import app
 from core.corpus import write_corpus
 
 runner = CliRunner()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from archivist.application import Application
 from archivist.index.edge_store import EdgeVectorStore
-from archivist.library import Library
 from archivist.settings import Settings
 from archivist.types import IngestOutcome
 from core.corpus import write_corpus
@@ -15,14 +15,14 @@ from core.corpus import write_corpus
 HERE = Path(__file__).resolve().parent
 
 
-def assert_consistent(library: Library) -> None:
-    ready = {d.document_id: d for d in library.list()}
-    assert library.catalog.unfinished() == []
-    assert library.vectors.document_ids("default") == set(ready)
+def assert_consistent(library: Application) -> None:
+    ready = {d.document_id: d for d in library.store.documents()}
+    assert library.store.catalog.unfinished() == []
+    assert library.store.vectors.document_ids("default") == set(ready)
     for doc_id, record in ready.items():
-        assert library.vectors.count("default", doc_id) == record.child_count
-        assert len(library.parents_of(doc_id)) == record.parent_count
-        assert len(library.children_of(doc_id)) == record.child_count
+        assert library.store.vectors.count("default", doc_id) == record.child_count
+        assert len(library.store.parents_of(doc_id)) == record.parent_count
+        assert len(library.store.children_of(doc_id)) == record.child_count
 
 
 def test_kill_9_mid_ingest_leaves_documents_whole_or_absent(
@@ -38,14 +38,14 @@ def test_kill_9_mid_ingest_leaves_documents_whole_or_absent(
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
-    library = Library(Settings(data_dir=data_dir), embedder=embedder)  # type: ignore[arg-type]
+    library = Application(Settings(data_dir=data_dir), embedder=embedder)  # type: ignore[arg-type]
     try:
         # the third document had vectors but was never marked ready: it must be gone
-        assert len(library.list()) == 2
-        assert any("unfinished pending" in line for line in library.repairs)
+        assert len(library.store.documents()) == 2
+        assert any("unfinished pending" in line for line in library.store.repairs)
         assert_consistent(library)
         # and a rerun completes the batch
-        report = library.ingest([docs])
+        report = library.ingest.files([docs])
         assert report.counts["added"] == 2 and report.counts["unchanged"] == 2
         assert_consistent(library)
     finally:
@@ -53,7 +53,7 @@ def test_kill_9_mid_ingest_leaves_documents_whole_or_absent(
 
 
 def test_failure_mid_ingest_rolls_back_that_document_only(
-    library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    library: Application, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docs = write_corpus(tmp_path / "docs")
     real_upsert = EdgeVectorStore.upsert
@@ -65,24 +65,25 @@ def test_failure_mid_ingest_rolls_back_that_document_only(
         real_upsert(self, collection, children, dense, sparse, name, batch)
 
     monkeypatch.setattr(EdgeVectorStore, "upsert", flaky)
-    report = library.ingest([docs])
+    report = library.ingest.files([docs])
     failed = report.of(IngestOutcome.FAILED)
     assert [Path(r.path).name for r in failed] == ["errors.md"]
     assert "disk full" in failed[0].reason
-    assert sorted(d.name for d in library.list()) == ["astronomy.txt", "cooking.md", "postgres.md"]
+    names = sorted(d.name for d in library.store.documents())
+    assert names == ["astronomy.txt", "cooking.md", "postgres.md"]
     assert_consistent(library)
 
 
-def test_remove_interrupted_is_finished_on_open(library: Library, tmp_path: Path) -> None:
-    library.ingest([write_corpus(tmp_path / "docs")])
-    record = library.resolve("cooking.md")
+def test_remove_interrupted_is_finished_on_open(library: Application, tmp_path: Path) -> None:
+    library.ingest.files([write_corpus(tmp_path / "docs")])
+    record = library.store.resolve("cooking.md")
     # a crash after marking the document 'removing' but before deleting anything
-    library.catalog.set_status("default", {record.document_id: "removing"})
-    settings, embedder = library.settings, library.embedder
+    library.store.catalog.set_status("default", {record.document_id: "removing"})
+    settings, embedder = library.settings, library.store.embedder
     library.close()
-    reopened = Library(settings, embedder=embedder)
+    reopened = Application(settings, embedder=embedder)
     try:
-        assert "cooking.md" not in [d.name for d in reopened.list()]
+        assert "cooking.md" not in [d.name for d in reopened.store.documents()]
         assert_consistent(reopened)
     finally:
         reopened.close()

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import typer
 
+from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
 from archivist.settings import Settings
 
 # the two documents of the answer-evaluation tests (a library per test, scripted LLM)
@@ -68,11 +68,11 @@ def tiny_beir(tmp_path: Path) -> Path:
 @pytest.fixture
 def cli() -> typer.Typer:
     """The real ``archivist`` app when it has the ``eval`` group, else a bare app with it."""
-    from archivist.app.cli import app
+    from archivist.app.cli.main import app
 
     if any(group.name == "eval" for group in app.registered_groups):
         return app
-    from archivist.app.cli_eval import register
+    from archivist.app.cli.evaluation import register
 
     bare = typer.Typer()
 
@@ -91,6 +91,6 @@ def scripted_library(
     """A library folder holding ``DOCS``, with ``ARCHIVIST_LLM=scripted`` set."""
     monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
     data_dir = tmp_path / "lib"
-    with Library(Settings(data_dir=data_dir), embedder=embedder) as library:
-        library.ingest_texts(DOCS)
+    with Application(Settings(data_dir=data_dir), embedder=embedder) as library:
+        library.ingest.texts(DOCS)
     return data_dir

@@ -11,9 +11,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
     InMemorySpanExporter,
 )
 
-from archivist.agent.service import agent_service
+from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
 from archivist.observability import (
     ROOT_SPAN,
     SpanCallbackHandler,
@@ -44,12 +43,12 @@ def test_span_tree_of_one_scripted_answer(
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     handler = SpanCallbackHandler(provider.get_tracer("test"))
-    with Library(settings, embedder=embedder) as library:
-        library.ingest_texts([("etna.md", "# Etna\n\nMount Etna is an active volcano in Sicily.")])
+    with Application(settings, embedder=embedder) as library:
+        library.ingest.texts([("etna.md", "# Etna\n\nMount Etna is an active volcano in Sicily.")])
         with attach_callbacks([handler]):
-            result = agent_service(library).ask("Where is Mount Etna?")
+            result = library.agent.ask("Where is Mount Etna?")
         # outside the block nothing is traced
-        agent_service(library).ask("Where is Mount Etna?")
+        library.agent.ask("Where is Mount Etna?")
 
     spans = exporter.get_finished_spans()
     assert "Sicily" in result.answer

@@ -10,9 +10,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from archivist.application import Application
 from archivist.evaluation.beir import DatasetError, corpus_markdown, load_beir
 from archivist.evaluation.retrieval import document_ranking, evaluate_retrieval
-from archivist.library import Library
 from archivist.types import SearchHit
 
 # BM25 on the tiny set (see conftest): judged queries q1, q2, q3; q4 has only grade 0.
@@ -73,7 +73,9 @@ def test_document_ranking_keeps_the_best_child_per_document() -> None:
     assert document_ranking(hits, depth=2) == ["a", "b"]
 
 
-def test_evaluate_retrieval_matches_hand_computed_bm25(library: Library, tiny_beir: Path) -> None:
+def test_evaluate_retrieval_matches_hand_computed_bm25(
+    library: Application, tiny_beir: Path
+) -> None:
     report = evaluate_retrieval(library, tiny_beir, modes=("bm25", "dense", "hybrid"))
     assert report.collection == "beir_tiny" and report.query_count == 4
     assert report.ingest_counts["added"] == 4

@@ -17,14 +17,14 @@ from archivist.app.limits import QUERY_MAX_CHARS
 
 
 class McpProcess:
-    """``python -m archivist.app.mcp_server`` spoken to line by line."""
+    """``python -m archivist.app.mcp.server`` spoken to line by line."""
 
     def __init__(self, data_dir: Path, config: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
         env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_CONFIG=str(config),
                    ARCHIVIST_LLM="scripted", HF_HUB_OFFLINE="1")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "archivist.app.mcp_server"], env=env, text=True,
+            [sys.executable, "-m", "archivist.app.mcp.server"], env=env, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
 

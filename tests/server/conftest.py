@@ -11,9 +11,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from archivist.app.api import create_app
+from archivist.app.api.app import create_app
+from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
 from archivist.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # the helpers module next to this file
@@ -37,31 +37,31 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def open_library(
     tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
-    name: str, **overrides: Any,
-) -> Library:
+    name: str, llm: Any = None, **overrides: Any,
+) -> Application:
     """A real library in its own temp dir (scripted LLM unless overridden)."""
     options: dict[str, Any] = {"llm": "scripted", **overrides}
     settings = Settings(data_dir=tmp_path_factory.mktemp(name), **options)
-    return Library(settings, embedder=embedder)
+    return Application(settings, embedder=embedder, llm=llm)
 
 
 @pytest.fixture(scope="session")
 def server_library(
     tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
     corpus: dict[str, Path],
-) -> Iterator[Library]:
+) -> Iterator[Application]:
     """A library holding the Zephyr manual (PDF) and the orchard notes (Markdown)."""
     library = open_library(tmp_path_factory, embedder, "server-lib")
-    report = library.ingest([corpus["zephyr"], corpus["orchard"]])
+    report = library.ingest.files([corpus["zephyr"], corpus["orchard"]])
     assert report.counts["added"] == 2, report
     yield library
     library.close()
 
 
 @pytest.fixture(scope="session")
-def open_app(server_library: Library) -> FastAPI:
+def open_app(server_library: Application) -> FastAPI:
     """The app with no API keys, without the UI (faster)."""
-    return create_app(server_library.settings, server_library, ui=False)
+    return create_app(server_library, ui=False)
 
 
 @pytest.fixture(scope="session")
@@ -73,10 +73,9 @@ def client(open_app: FastAPI) -> Iterator[TestClient]:
 
 
 @pytest.fixture(scope="session")
-def keyed_app(server_library: Library) -> FastAPI:
+def keyed_app(server_library: Application) -> FastAPI:
     """The same library served with two API keys."""
-    settings = server_library.settings.model_copy(update={"api_keys": "key-alice,key-bob"})
-    return create_app(settings, server_library, ui=False)
+    return create_app(server_library, ui=False, api_keys=["key-alice", "key-bob"])
 
 
 @pytest.fixture(scope="session")
@@ -91,18 +90,17 @@ def keyed_client(keyed_app: FastAPI) -> Iterator[TestClient]:
 def clarify_library(
     tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
     corpus: dict[str, Path],
-) -> Iterator[Library]:
+) -> Iterator[Application]:
     """A library whose agent uses the clarifying scripted model."""
-    library = open_library(tmp_path_factory, embedder, "clarify-lib")
-    library.ingest([corpus["zephyr"]])
+    library = open_library(tmp_path_factory, embedder, "clarify-lib", llm=clarifying_model())
+    library.ingest.files([corpus["zephyr"]])
     yield library
     library.close()
 
 
 @pytest.fixture(scope="session")
-def clarify_app(clarify_library: Library) -> FastAPI:
+def clarify_app(clarify_library: Application) -> FastAPI:
     """An app whose agent asks back on 'it' questions."""
-    return create_app(clarify_library.settings, clarify_library, llm=clarifying_model(),
-                      ui=False)
+    return create_app(clarify_library, ui=False)
 
 

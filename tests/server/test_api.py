@@ -248,7 +248,8 @@ def test_auth_required_and_enforced(keyed_client: TestClient) -> None:
 
 
 def test_openapi_schema_and_examples(client: TestClient) -> None:
-    from archivist.app import api_models, api_openai
+    from archivist.app.api import models as api_models
+    from archivist.app.api.routes import openai as api_openai
 
     schema = client.get("/openapi.json").json()
     paths = schema["paths"]

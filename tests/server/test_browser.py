@@ -18,10 +18,10 @@ import pytest
 import uvicorn
 from server_helpers import CLARIFY_QUESTION, clarifying_slow_model
 
-from archivist.app.api import create_app
-from archivist.app.cli_serve import bind
+from archivist.app.api.app import create_app
+from archivist.app.cli.serve import bind
+from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
 from archivist.settings import Settings
 
 pytestmark = pytest.mark.browser
@@ -40,8 +40,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTrans
                ) -> Iterator[str]:
     """A real uvicorn server (API + UI) on a free localhost port, scripted model behind it."""
     settings = Settings(data_dir=tmp_path_factory.mktemp("browser-lib"), llm="scripted")
-    library = Library(settings, embedder=embedder)
-    app = create_app(settings, library, llm=clarifying_slow_model())
+    library = Application(settings, embedder=embedder, llm=clarifying_slow_model())
+    app = create_app(library)
     sock = bind("127.0.0.1", 0)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -12,7 +12,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from archivist.app.cli_serve import register
+from archivist.app.cli.serve import register
 from archivist.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def test_serve_binds_localhost_and_says_where(tmp_path: Path) -> None:
     """``serve --port 0`` in a real process: the line it prints, then /health answers."""
     import httpx
 
-    code = ("import typer; from archivist.app.cli_serve import register; "
+    code = ("import typer; from archivist.app.cli.serve import register; "
             "app = typer.Typer(); register(app); app()")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env.update({"ARCHIVIST_DATA_DIR": str(tmp_path / "lib"), "ARCHIVIST_LLM": "scripted",

@@ -11,9 +11,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from server_helpers import parse_sse, served
 
-from archivist.app.api import create_app
+from archivist.app.api.app import create_app
+from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
 from archivist.settings import Settings
 
 
@@ -23,9 +23,9 @@ def offline(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransfor
     settings = Settings(data_dir=tmp_path_factory.mktemp("offline"),
                         llm="ollama:qwen3:4b", ollama_base_url="http://127.0.0.1:9",
                         llm_max_retries=0, llm_timeout_s=5)
-    library = Library(settings, embedder=embedder)
-    library.ingest([corpus["zephyr"]])
-    with TestClient(create_app(settings, library, ui=False), base_url="http://localhost",
+    library = Application(settings, embedder=embedder)
+    library.ingest.files([corpus["zephyr"]])
+    with TestClient(create_app(library, ui=False), base_url="http://localhost",
                     raise_server_exceptions=False) as client:
         yield client
     library.close()

@@ -12,8 +12,8 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.library import Library
 from archivist.settings import Settings
 
 
@@ -30,8 +30,8 @@ def _structured(result: Any) -> dict[str, Any]:
 def data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
              corpus: dict[str, Path]) -> Path:
     path = tmp_path_factory.mktemp("mcp-lib")
-    with Library(Settings(data_dir=path), embedder=embedder) as library:
-        library.ingest([corpus["zephyr"], corpus["orchard"]])
+    with Application(Settings(data_dir=path), embedder=embedder) as library:
+        library.ingest.files([corpus["zephyr"], corpus["orchard"]])
     return path
 
 
@@ -40,7 +40,7 @@ def test_mcp_tools_over_stdio(data_dir: Path, tmp_path: Path) -> None:
     env.update({"ARCHIVIST_DATA_DIR": str(data_dir), "ARCHIVIST_LLM": "scripted",
                 "ARCHIVIST_CONFIG": str(tmp_path / "none.toml"), "HF_HUB_OFFLINE": "1"})
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "archivist.app.mcp_server"], env=env)
+                                   args=["-m", "archivist.app.mcp.server"], env=env)
 
     async def session_run() -> None:
         with (tmp_path / "mcp-stderr.log").open("w") as errlog:

@@ -25,7 +25,7 @@ from archivist.agent.research.state import ResearchInput
 from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
-from archivist.agent.strategy import Strategy, choose_strategy
+from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -60,7 +60,7 @@ class ConversationNodes:
 
     def __init__(
         self, llm: BaseChatModel, settings: Settings, *, fast_llm: BaseChatModel | None = None,
-        web_enabled: bool = False, strategy: Strategy | None = None,
+        web_enabled: bool = False, strategy: StrategyChoice | None = None,
         fast_profile: ModelProfile = DEFAULT_PROFILE,
     ) -> None:
         self.llm = llm

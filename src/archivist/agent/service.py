@@ -1,6 +1,6 @@
 """The runner every interface uses: conversations, streaming events, persistence.
 
-``agent_service(library)`` gives the library's one :class:`AgentService`. It keeps the
+The application builds one :class:`AgentService` per process. It keeps the
 conversations in a SQLite checkpointer at ``settings.conversations_path`` (one thread per
 conversation, surviving restarts), builds a graph per collection, and turns a graph run into
 the :mod:`archivist.events` stream: steps, then a clarification or the answer tokens,
@@ -33,7 +33,7 @@ from archivist.llm.capabilities import ModelProfile, profile_for
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
-    from archivist.library import Library
+    from archivist.index.retriever import Retrievers
     from archivist.settings import Settings
     from archivist.web import WebSearchProvider
 
@@ -56,19 +56,22 @@ class AnswerResult:
 
 
 class AgentService:
-    """Answers questions about one library, one conversation thread at a time."""
+    """Answers questions about one library, one conversation thread at a time.
+
+    ``retrievers`` gives each collection's retriever (the application's searcher).
+    """
 
     def __init__(
         self,
-        library: Library,
+        retrievers: Retrievers,
+        settings: Settings,
         llm: BaseChatModel | None = None,
-        settings: Settings | None = None,
         *,
         fast_llm: BaseChatModel | None = None,
         web: WebSearchProvider | None = None,
     ) -> None:
-        self.library = library
-        self.settings = settings or library.settings
+        self.retrievers = retrievers
+        self.settings = settings
         self._llm = llm
         self._fast_llm = fast_llm if fast_llm is not None else llm
         self._web = web
@@ -132,7 +135,7 @@ class AgentService:
         with self._lock:
             if name not in self._graphs:
                 self._graphs[name] = build_graph(
-                    llm, self.library.retriever(name), self.settings, self.checkpointer,
+                    llm, self.retrievers.retriever(name), self.settings, self.checkpointer,
                     fast_llm=fast_llm, web=web, fast_profile=self.fast_profile,
                 )
             return self._graphs[name]
@@ -234,7 +237,7 @@ class AgentService:
         message: str,
     ) -> Iterator[Event]:
         yield events.error(message)
-        answer, sources = retrieval_only(self.library.retriever(collection), question)
+        answer, sources = retrieval_only(self.retrievers.retriever(collection), question)
         yield events.token(answer)
         yield events.sources(sources, confidence=LOW)
         yield events.stats(stats.as_dict())
@@ -302,8 +305,3 @@ def _tracing_callbacks(settings: Settings) -> list[Any]:
         return []
     return list(tracing_callbacks(settings))
 
-
-def agent_service(library: Library) -> AgentService:
-    """The library's shared agent service (closed with the library)."""
-    service: AgentService = library.extension("agent", AgentService)
-    return service

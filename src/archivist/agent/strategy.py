@@ -19,7 +19,7 @@ from archivist.settings import Settings
 
 
 @dataclass(frozen=True)
-class Strategy:
+class StrategyChoice:
     """The chosen strategy and why."""
 
     name: str  # "tools" or "pipeline"
@@ -31,17 +31,17 @@ class Strategy:
         return self.name == "tools"
 
 
-def choose_strategy(settings: Settings) -> Strategy:
+def choose_strategy(settings: Settings) -> StrategyChoice:
     """The strategy the settings ask for; ``auto`` decides from the answering model."""
     configured = str(getattr(settings, "strategy", "auto"))
     if configured in ("tools", "pipeline"):
-        return Strategy(configured, f"set by strategy={configured}")
+        return StrategyChoice(configured, f"set by strategy={configured}")
     from archivist.llm import describe_llm, supports_tool_calling
 
     model = describe_llm(settings)
     if supports_tool_calling(settings):
-        return Strategy("tools", f"auto: {model} calls tools dependably")
-    return Strategy("pipeline", f"auto: {model} has no dependable tool calling")
+        return StrategyChoice("tools", f"auto: {model} calls tools dependably")
+    return StrategyChoice("pipeline", f"auto: {model} has no dependable tool calling")
 
 
 def uses_tools(settings: Settings) -> bool:

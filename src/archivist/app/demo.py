@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pymupdf
 
-from archivist.app._common import console
+from archivist.app.cli.common import console
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "guide"
 

@@ -33,7 +33,7 @@ from archivist.evaluation.qa_metrics import (
 from archivist.observability import attach_callbacks
 
 if TYPE_CHECKING:
-    from archivist.library import Library
+    from archivist.application import Application
 
 log = logging.getLogger(__name__)
 
@@ -181,10 +181,8 @@ def summarize(dataset: str, collection: str, records: Sequence[dict[str, Any]]) 
     return summary
 
 
-def _ask(library: Library, item: QAItem, collection: str | None) -> dict[str, Any]:
-    from archivist.agent.service import agent_service
-
-    service = agent_service(library)
+def _ask(app: Application, item: QAItem, collection: str | None) -> dict[str, Any]:
+    service = app.agent
     collector = ContextCollector()
     started = time.perf_counter()
     with attach_callbacks([collector]):
@@ -210,7 +208,7 @@ def _ask(library: Library, item: QAItem, collection: str | None) -> dict[str, An
 
 
 def run_answers(
-    library: Library,
+    app: Application,
     items: Sequence[QAItem],
     out_dir: Path,
     collection: str | None = None,
@@ -232,7 +230,7 @@ def run_answers(
         for done, item in enumerate(selected, start=1):
             record = finished.get(item.item_id)
             if record is None or record.get("error"):  # failed items are retried
-                record = _ask(library, item, collection)
+                record = _ask(app, item, collection)
                 if judge is not None and not record["error"]:
                     record["judge"] = judge(item, record)
                 handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from archivist.types import ArchivistError, IngestReport
 
 if TYPE_CHECKING:
-    from archivist.documents.ingest import ProgressCallback
-    from archivist.library import Library
+    from archivist.application import Application
+    from archivist.ingest import ProgressCallback
 
 __all__ = [
     "BeirDataset",
@@ -147,13 +147,13 @@ def collection_for(dataset: BeirDataset) -> str:
 
 
 def ingest_corpus(
-    library: Library,
+    app: Application,
     dataset: BeirDataset,
     collection: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> IngestReport:
     """Ingest the corpus (unchanged documents are skipped, so a rebuilt index is reused)."""
     items = [(doc_id, corpus_markdown(t, x)) for doc_id, (t, x) in dataset.corpus.items()]
-    return library.ingest_texts(
+    return app.ingest.texts(
         items, collection=collection or collection_for(dataset), progress=progress
     )

@@ -19,7 +19,7 @@ from archivist.evaluation.metrics import mean, mrr_at_k, ndcg_at_k, precision_at
 from archivist.types import SearchHit
 
 if TYPE_CHECKING:
-    from archivist.library import Library
+    from archivist.application import Application
     from archivist.settings import SearchMode
 
 __all__ = [
@@ -126,7 +126,7 @@ class RetrievalReport:
 
 
 def evaluate_retrieval(
-    library: Library,
+    app: Application,
     beir_dir: Path | str | BeirDataset,
     modes: Sequence[SearchMode] = MODES,
     collection: str | None = None,
@@ -150,7 +150,7 @@ def evaluate_retrieval(
         if progress:
             progress("ingest", p.files_done, p.files_total)
 
-    ingest = ingest_corpus(library, dataset, target, on_ingest)
+    ingest = ingest_corpus(app, dataset, target, on_ingest)
     report = RetrievalReport(
         dataset=dataset.name,
         dataset_path=str(dataset.path),
@@ -163,17 +163,17 @@ def evaluate_retrieval(
         ingest_seconds=time.perf_counter() - started,
         ingest_counts=ingest.counts,
         ingest_timings=dict(ingest.timings),
-        settings=_relevant_settings(library),
+        settings=_relevant_settings(app),
     )
     queries = dataset.judged_queries()[:limit_queries]
     report.query_count = len(queries)
     for mode in modes:
-        report.modes[mode] = _run_mode(library, dataset, queries, mode, target, report, progress)
+        report.modes[mode] = _run_mode(app, dataset, queries, mode, target, report, progress)
     return report
 
 
 def _run_mode(
-    library: Library,
+    app: Application,
     dataset: BeirDataset,
     queries: Sequence[Any],
     mode: SearchMode,
@@ -185,7 +185,7 @@ def _run_mode(
     results: list[QueryResult] = []
     for done, query in enumerate(queries, start=1):
         t0 = time.perf_counter()
-        hits = library.search(query.text, report.depth * report.child_factor, mode, collection)
+        hits = app.searcher.search(query.text, report.depth * report.child_factor, mode, collection)
         ranking = document_ranking(hits, report.depth)
         qrels = dataset.qrels[query.query_id]
         results.append(
@@ -203,8 +203,8 @@ def _run_mode(
     return ModeResult(mode, aggregates, results, time.perf_counter() - started)
 
 
-def _relevant_settings(library: Library) -> dict[str, Any]:
-    s = library.settings
+def _relevant_settings(app: Application) -> dict[str, Any]:
+    s = app.settings
     return {
         "embedding_model": s.embedding_model,
         "prefetch_k": s.prefetch_k,

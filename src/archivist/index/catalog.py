@@ -3,7 +3,7 @@
 A document row has a status: ``pending`` while its vectors are being written, ``ready``
 once it is fully searchable, ``removing`` while its vectors are being deleted. Only
 ``ready`` documents are visible; anything else left behind by a crash is purged when a
-library is opened (see ``Library._repair``).
+store is opened (see ``DocumentStore._repair``).
 """
 
 from __future__ import annotations

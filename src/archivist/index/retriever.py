@@ -28,3 +28,11 @@ class Retriever(Protocol):
     def get_document(self, document_id: str) -> DocumentRecord | None:
         """A catalog row by exact id, or ``None``."""
         ...
+
+
+class Retrievers(Protocol):
+    """Gives the :class:`Retriever` of a collection (the searcher does)."""
+
+    def retriever(self, collection: str | None = None) -> Retriever:
+        """The retriever of ``collection`` (the configured one when ``None``)."""
+        ...

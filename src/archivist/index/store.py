@@ -1,39 +1,34 @@
-"""The facade every interface talks to: one data directory, its collections, search, ask."""
+"""The document store: catalog, parents, children and vectors kept in agreement.
+
+A document is written ``pending`` (catalog rows, then vectors), then marked ``ready``; a
+removal marks it ``removing`` and then purges it. Opening a store repairs whatever an
+interruption left behind, so readers only ever see whole, ready documents.
+"""
 
 from __future__ import annotations
 
-import builtins
 import logging
 import threading
-from collections.abc import Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from archivist.documents.ingest import Ingestor, ProgressCallback
 from archivist.index.catalog import Catalog
 from archivist.index.embeddings import Embedder, SentenceTransformerEmbedder
-from archivist.index.sparse import BM25Encoder
+from archivist.index.sparse import BM25Encoder, SparseVector
 from archivist.index.vectors import VectorStore, open_vector_store
-from archivist.settings import SearchMode, Settings
+from archivist.settings import Settings
 from archivist.types import (
     AmbiguousDocument,
     Child,
     DocumentRecord,
     IndexMismatch,
-    IngestReport,
     Parent,
-    SearchHit,
     UnknownDocument,
 )
-
-if TYPE_CHECKING:
-    from archivist.index.retriever import Retriever
 
 log = logging.getLogger(__name__)
 
 
-class Library:
-    """A library in ``settings.data_dir``. Open it, use it, ``close()`` it (or use ``with``)."""
+class DocumentStore:
+    """The stored documents of ``settings.data_dir``. Open it, use it, ``close()`` it."""
 
     def __init__(
         self,
@@ -52,8 +47,7 @@ class Library:
             raise
         self.bm25 = BM25Encoder(settings.bm25_language)
         self._embedder = embedder
-        self._write_lock = threading.RLock()
-        self._extensions: dict[str, Any] = {}
+        self.write_lock = threading.RLock()
         try:
             self.repairs = self._repair()
         except BaseException:
@@ -61,28 +55,16 @@ class Library:
             raise
 
     # --- lifecycle ---------------------------------------------------------------------
-    def __enter__(self) -> Library:
+    def __enter__(self) -> DocumentStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Release the catalog, Qdrant and anything the agent opened."""
-        for extension in self._extensions.values():
-            closer = getattr(extension, "close", None)
-            if closer:
-                closer()
-        self._extensions.clear()
+        """Release the catalog and the vector engine."""
         self.vectors.close()
         self.catalog.close()
-
-    def extension(self, name: str, factory: Any) -> Any:
-        """A per-library singleton (the agent service, for one) made on first use."""
-        with self._write_lock:
-            if name not in self._extensions:
-                self._extensions[name] = factory(self)
-            return self._extensions[name]
 
     @property
     def embedder(self) -> Embedder:
@@ -93,7 +75,8 @@ class Library:
             )
         return self._embedder
 
-    def _collection(self, collection: str | None) -> str:
+    def collection_name(self, collection: str | None) -> str:
+        """``collection``, or the configured one."""
         return collection or self.settings.collection
 
     # --- consistency -------------------------------------------------------------------
@@ -122,12 +105,12 @@ class Library:
 
     def purge(self, collection: str, document_id: str) -> None:
         """Delete a document's vectors, then its rows (safe to repeat)."""
-        with self._write_lock:
+        with self.write_lock:
             self.vectors.delete_document(collection, document_id)
             self.catalog.delete_document(collection, document_id)
 
     def prepare_collection(self, collection: str) -> None:
-        """Create a collection for this library's embedding model, or check it matches."""
+        """Create a collection for this store's embedding model, or check it matches."""
         model = self.settings.embedding_model
         known = self.catalog.collection_model(collection)
         if known is not None and known[0] != model:
@@ -148,42 +131,56 @@ class Library:
         self.catalog.register_collection(collection, model, dimension)
         self.vectors.ensure(collection, dimension)
 
-    # --- documents ---------------------------------------------------------------------
-    def ingest(
-        self,
-        paths: Iterable[Path | str],
-        collection: str | None = None,
-        progress: ProgressCallback | None = None,
-    ) -> IngestReport:
-        """Ingest files and folders; see ``IngestReport`` for each file's outcome."""
-        name = self._collection(collection)
-        with self._write_lock:
-            self.prepare_collection(name)
-            return Ingestor(self, name).run([Path(p) for p in paths], progress)
+    def check_model(self, collection: str) -> None:
+        """Raise :class:`IndexMismatch` when a collection was built with another model."""
+        known = self.catalog.collection_model(collection)
+        if known is not None and known[0] != self.settings.embedding_model:
+            self.prepare_collection(collection)  # raises IndexMismatch with the full story
 
-    def ingest_texts(
+    # --- writing -----------------------------------------------------------------------
+    def add_pending(
         self,
-        items: Iterable[tuple[str, str]],
-        collection: str | None = None,
-        progress: ProgressCallback | None = None,
-    ) -> IngestReport:
-        """Ingest ``(name, markdown)`` pairs (benchmarks, evaluation corpora, the API)."""
-        name = self._collection(collection)
-        with self._write_lock:
-            self.prepare_collection(name)
-            return Ingestor(self, name).run_texts(items, progress)
+        record: DocumentRecord,
+        parents: list[Parent],
+        children: list[Child],
+        dense: list[list[float]],
+        sparse: list[SparseVector],
+    ) -> None:
+        """Write a document ``pending``: its rows in one transaction, then its vectors."""
+        self.catalog.add_pending(record, parents, children)
+        self.vectors.upsert(record.collection, children, dense, sparse, record.name)
 
-    def list(self, collection: str | None = None) -> builtins.list[DocumentRecord]:
+    def mark_ready(
+        self, collection: str, document_id: str, replaces: list[DocumentRecord]
+    ) -> None:
+        """Make a pending document searchable and purge the versions it replaces."""
+        changes = {document_id: "ready"}
+        changes.update({old.document_id: "removing" for old in replaces})
+        self.catalog.set_status(collection, changes)
+        for old in replaces:
+            self.purge(collection, old.document_id)
+
+    def remove(self, ref: str, collection: str | None = None) -> DocumentRecord:
+        """Delete a document's vectors, parents, children and catalog row."""
+        name = self.collection_name(collection)
+        record = self.resolve(ref, name)
+        with self.write_lock:
+            self.catalog.set_status(name, {record.document_id: "removing"})
+            self.purge(name, record.document_id)
+        return record
+
+    # --- reading -----------------------------------------------------------------------
+    def documents(self, collection: str | None = None) -> list[DocumentRecord]:
         """Every searchable document in a collection."""
-        return self.catalog.documents(self._collection(collection))
+        return self.catalog.documents(self.collection_name(collection))
 
-    def collections(self) -> builtins.list[str]:
+    def collections(self) -> list[str]:
         """Every collection in this data directory."""
         return self.catalog.collections()
 
     def resolve(self, ref: str, collection: str | None = None) -> DocumentRecord:
         """A document by id prefix, file name or path."""
-        docs = self.list(collection)
+        docs = self.documents(collection)
         matches = [d for d in docs if d.document_id == ref]
         if not matches:
             matches = [d for d in docs if d.name == ref or d.path == ref]
@@ -196,113 +193,20 @@ class Library:
             raise AmbiguousDocument(f"'{ref}' matches several documents: {names}")
         return matches[0]
 
-    def remove(self, ref: str, collection: str | None = None) -> DocumentRecord:
-        """Delete a document's vectors, parents, children and catalog row."""
-        name = self._collection(collection)
-        record = self.resolve(ref, name)
-        with self._write_lock:
-            self.catalog.set_status(name, {record.document_id: "removing"})
-            self.purge(name, record.document_id)
-        return record
-
-    def parents_of(self, document_id: str, collection: str | None = None) -> builtins.list[Parent]:
+    def parents_of(self, document_id: str, collection: str | None = None) -> list[Parent]:
         """A document's parents in reading order."""
-        return self.catalog.parents_of(self._collection(collection), document_id)
+        return self.catalog.parents_of(self.collection_name(collection), document_id)
 
-    def children_of(self, document_id: str, collection: str | None = None) -> builtins.list[Child]:
+    def children_of(self, document_id: str, collection: str | None = None) -> list[Child]:
         """A document's children in reading order."""
-        return self.catalog.children_of(self._collection(collection), document_id)
+        return self.catalog.children_of(self.collection_name(collection), document_id)
 
     def get_parent(self, parent_id: str, collection: str | None = None) -> Parent | None:
         """A parent by id, only if its document is in the catalog."""
-        return self.catalog.parent(self._collection(collection), parent_id)
+        return self.catalog.parent(self.collection_name(collection), parent_id)
 
     def get_document(
         self, document_id: str, collection: str | None = None
     ) -> DocumentRecord | None:
         """A ready document by exact id."""
-        return self.catalog.document(self._collection(collection), document_id)
-
-    # --- search ------------------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        k: int | None = None,
-        mode: SearchMode | None = None,
-        collection: str | None = None,
-        document_ids: builtins.list[str] | None = None,
-    ) -> builtins.list[SearchHit]:
-        """The best ``k`` child chunks, best first, from ready documents only."""
-        name = self._collection(collection)
-        mode = mode or self.settings.search_mode
-        k = k or self.settings.search_k
-        if not query.strip() or not self.vectors.exists(name):
-            return []
-        known = self.catalog.collection_model(name)
-        if known is not None and known[0] != self.settings.embedding_model:
-            self.prepare_collection(name)  # raises IndexMismatch with the full story
-        dense = self.embedder.embed_query(query) if mode != "bm25" else None
-        sparse = self.bm25.encode_query(query) if mode != "dense" else None
-        ready = self.catalog.ready_ids(name)
-        raw = self.vectors.query(
-            name,
-            mode,
-            limit=k + 8,
-            dense=dense,
-            sparse=sparse,
-            document_ids=document_ids,
-            prefetch_limit=max(self.settings.prefetch_k, k),
-        )
-        hits = [
-            SearchHit(
-                child_id=h.payload["child_id"],
-                parent_id=h.payload["parent_id"],
-                document_id=h.payload["document_id"],
-                document_name=h.payload.get("document_name", ""),
-                text=h.payload.get("text", ""),
-                heading_path=list(h.payload.get("heading_path") or []),
-                page_start=h.payload.get("page_start"),
-                page_end=h.payload.get("page_end"),
-                score=h.score,
-            )
-            for h in raw
-            if h.payload.get("document_id") in ready
-        ]
-        return hits[:k]
-
-    def retriever(self, collection: str | None = None) -> Retriever:
-        """The agent's view of one collection."""
-        return CollectionRetriever(self, self._collection(collection))
-
-
-class CollectionRetriever:
-    """``Retriever`` over one collection of a library."""
-
-    def __init__(self, library: Library, collection: str) -> None:
-        self.library = library
-        self.collection = collection
-
-    def search(
-        self,
-        query: str,
-        k: int = 5,
-        mode: SearchMode | None = None,
-        document_ids: list[str] | None = None,
-    ) -> list[SearchHit]:
-        """Search this collection."""
-        return self.library.search(query, k, mode, self.collection, document_ids)
-
-    def get_parent(self, parent_id: str) -> Parent | None:
-        """A parent of this collection by id."""
-        return self.library.get_parent(parent_id, self.collection)
-
-    def get_document(self, document_id: str) -> DocumentRecord | None:
-        """A document of this collection by id."""
-        return self.library.get_document(document_id, self.collection)
-
-
-def open_library(settings: Settings | None = None, **overrides: Any) -> Library:
-    """Open the library the settings point at."""
-    from archivist.settings import load_settings
-
-    return Library(settings or load_settings(**overrides))
+        return self.catalog.document(self.collection_name(collection), document_id)

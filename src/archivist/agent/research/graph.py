@@ -17,7 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from archivist.agent.research.nodes import ResearchNodes
 from archivist.agent.research.state import ResearchInput, ResearchOutput, ResearchState
-from archivist.agent.strategy import Strategy
+from archivist.agent.strategy import StrategyChoice
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings
@@ -27,7 +27,7 @@ from archivist.web import WebSearchProvider
 def build_research_graph(
     llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
     fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
-    strategy: Strategy | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
+    strategy: StrategyChoice | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The research sub-agent as a subgraph (it shares the parent's checkpointer)."""
     nodes = ResearchNodes(llm, retriever, settings, fast_llm=fast_llm, web=web,

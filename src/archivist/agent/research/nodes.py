@@ -33,7 +33,7 @@ from archivist.agent.research.state import ResearchState
 from archivist.agent.research.toolround import ToolRound
 from archivist.agent.state import SubAnswer
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
-from archivist.agent.strategy import Strategy, choose_strategy
+from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.tools import (
     SEARCH,
     make_tools,
@@ -50,7 +50,7 @@ class ResearchNodes:
     def __init__(
         self, llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
         fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
-        strategy: Strategy | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
+        strategy: StrategyChoice | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
     ) -> None:
         self.llm = llm
         self.fast_llm = fast_llm or llm

@@ -1,7 +1,8 @@
 """The HTTP server: one FastAPI app for the API, the OpenAI-compatible endpoint and the web UI.
 
-``create_app(settings, library)`` builds it; ``archivist serve`` runs it with uvicorn.
-Everything goes through the :class:`~archivist.library.Library` facade and the agent service.
+``create_app(application)`` builds it over one :class:`~archivist.application.Application`;
+``archivist serve`` runs it with uvicorn. Routes receive the application's parts through
+the typed dependencies of :mod:`archivist.app.api.deps`.
 
 Routes (all JSON; errors are ``{"error": {"type", "message"}}``):
 
@@ -25,16 +26,15 @@ from typing import Any
 from fastapi import Depends, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
-from langchain_core.language_models import BaseChatModel
 
-from archivist.agent.service import AgentService, agent_service
-from archivist.app import api_chat, api_documents, api_openai
-from archivist.app.api_auth import ThreadRegistry, current_owner, key_checker
-from archivist.app.api_documents import IngestJobs
-from archivist.app.api_errors import install_error_handlers
-from archivist.app.api_guard import RequestGuard
-from archivist.app.api_models import Health
-from archivist.library import Library
+from archivist.app.api.auth import KeyChecker, ThreadRegistry, current_owner, key_checker
+from archivist.app.api.errors import install_error_handlers
+from archivist.app.api.guard import RequestGuard
+from archivist.app.api.models import Health
+from archivist.app.api.routes import chat, documents, openai
+from archivist.app.api.turns import ChatRunner
+from archivist.app.jobs import IngestJobs
+from archivist.application import Application
 from archivist.settings import Settings
 
 UI_PATH = "/ui"
@@ -49,23 +49,19 @@ def package_version() -> str:
 
 
 def create_app(
-    settings: Settings,
-    library: Library | None = None,
+    application: Application,
     *,
-    llm: BaseChatModel | None = None,
     ui: bool = True,
+    close_application: bool = False,
+    keys: KeyChecker | None = None,
 ) -> FastAPI:
-    """The server app. Opens (and later closes) its own library unless one is given.
+    """The server app over ``application`` (closed with the server if ``close_application``).
 
-    ``llm`` injects a chat model into the agent service (tests only; the HTTP surface has
-    no way to change the model). ``ui=False`` leaves the Gradio UI out.
+    ``ui=False`` leaves the Gradio UI out; ``keys`` replaces the settings' API keys.
     """
-    owns_library = library is None
-    lib = library if library is not None else Library(settings)
-    if llm is not None:
-        lib.extension("agent", lambda created: AgentService(created, llm))
+    settings = application.settings
     registry = ThreadRegistry(settings.data_dir / "server.sqlite")
-    jobs = IngestJobs(lib)
+    jobs = IngestJobs(application)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -74,8 +70,8 @@ def create_app(
         finally:
             jobs.close()
             registry.close()
-            if owns_library:
-                lib.close()
+            if close_application:
+                application.close()
 
     app = FastAPI(
         title="Archivist",
@@ -91,11 +87,10 @@ def create_app(
         openapi_url=None,
         redoc_url=None,
     )
-    app.state.library = lib
-    app.state.settings = settings
-    app.state.keys = key_checker(settings)
+    app.state.application = application
+    app.state.keys = keys if keys is not None else key_checker(settings)
     app.state.jobs = jobs
-    app.state.chat = api_chat.ChatRunner(lambda: agent_service(lib), registry)
+    app.state.chat = ChatRunner(lambda: application.agent, registry)
     app.state.started = time.time()
     install_error_handlers(app)
     app.add_middleware(
@@ -108,9 +103,9 @@ def create_app(
         """Whether the server is up (never needs a key)."""
         return Health(version=package_version(), auth=request.app.state.keys.enabled)
 
-    app.include_router(api_documents.build_router())
-    app.include_router(api_chat.build_router())
-    app.include_router(api_openai.build_router())
+    app.include_router(documents.router)
+    app.include_router(chat.router)
+    app.include_router(openai.router)
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(current_owner)])
     def openapi_schema() -> JSONResponse:
@@ -125,9 +120,9 @@ def create_app(
         return RedirectResponse(UI_PATH if ui else "/docs")
 
     if ui:
-        from archivist.app.ui import mount_ui
+        from archivist.app.ui.web import mount_ui
 
-        mount_ui(app, lib, settings, UI_PATH)
+        mount_ui(app, application, UI_PATH)
     return app
 
 

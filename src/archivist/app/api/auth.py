@@ -29,7 +29,7 @@ from typing import Annotated, Literal
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from archivist.app.api_errors import ApiError
+from archivist.app.api.errors import ApiError
 from archivist.settings import Settings
 from archivist.types import ADMIN_OWNER
 

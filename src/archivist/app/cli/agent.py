@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from archivist.app._common import (
+from archivist.app.cli.common import (
     EXIT_DEGRADED,
     EXIT_ERROR,
     Collection,
@@ -25,7 +25,7 @@ from archivist.app._common import (
     console,
     err_console,
     fail,
-    open_library_from_cli,
+    open_app_from_cli,
 )
 from archivist.events import Event
 from archivist.types import ArchivistError
@@ -112,10 +112,8 @@ def ask(
     llm: Llm = None,
 ) -> None:
     """Ask one question; the answer streams, then its Sources and the thread id."""
-    from archivist.agent.service import agent_service
-
-    with _user_errors(), open_library_from_cli(data_dir, collection, llm=llm) as library:
-        service = agent_service(library)
+    with _user_errors(), open_app_from_cli(data_dir, collection, llm=llm) as application:
+        service = application.agent
         status, thread_id = render(service.stream(question, thread, collection), verbose)
     hint = " (reply with --thread to answer)" if status == "clarification" else ""
     console.print(Text(f"thread: {thread_id}{hint}", style="dim"))
@@ -133,10 +131,8 @@ def chat(
     ] = None,
 ) -> None:
     """An interactive conversation: /new starts a new one, /exit (or Ctrl-D) quits."""
-    from archivist.agent.service import agent_service
-
-    with _user_errors(), open_library_from_cli(data_dir, collection, llm=llm) as library:
-        service = agent_service(library)
+    with _user_errors(), open_app_from_cli(data_dir, collection, llm=llm) as application:
+        service = application.agent
         console.print(Text("Ask about your documents. /new starts over, /exit quits.", "dim"))
         degraded = False
         while True:

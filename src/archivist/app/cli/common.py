@@ -1,4 +1,4 @@
-"""What every CLI command shares: the console, opening a library, failing cleanly."""
+"""What every CLI command shares: the console, opening the application, failing cleanly."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from archivist.library import Library
+from archivist.application import Application
 from archivist.settings import Settings, load_settings
 from archivist.types import ArchivistError
 
@@ -66,16 +66,16 @@ def settings_from_cli(**overrides: Any) -> Settings:
         fail(f"invalid settings: {problems}", EXIT_USAGE)
 
 
-def open_library_from_cli(
+def open_app_from_cli(
     data_dir: Path | None = None, collection: str | None = None, **overrides: Any
-) -> Library:
-    """Open the library for a CLI command, turning any failure into one clear line."""
+) -> Application:
+    """Build the application for a CLI command, turning any failure into one clear line."""
     quiet_libraries()
     settings = settings_from_cli(data_dir=data_dir, collection=collection, **overrides)
     try:
-        library = Library(settings)
+        application = Application(settings)
     except ArchivistError as exc:
         fail(str(exc))
-    for repair in library.repairs:
+    for repair in application.store.repairs:
         err_console.print(f"[yellow]repaired:[/yellow] {repair}")
-    return library
+    return application

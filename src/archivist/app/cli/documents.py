@@ -1,10 +1,7 @@
-"""The ``archivist`` command line: ingest, list, show, remove, search (and more, registered)."""
+"""Document commands: ingest, list, collections, remove, show, search."""
 
 from __future__ import annotations
 
-import logging
-import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from archivist.app._common import (
+from archivist.app.cli.common import (
     EXIT_DEGRADED,
     EXIT_ERROR,
     EXIT_USAGE,
@@ -23,9 +20,9 @@ from archivist.app._common import (
     console,
     err_console,
     fail,
-    open_library_from_cli,
+    open_app_from_cli,
 )
-from archivist.documents.ingest import IngestProgress
+from archivist.ingest import IngestProgress
 from archivist.types import (
     AmbiguousDocument,
     ArchivistError,
@@ -33,14 +30,6 @@ from archivist.types import (
     IngestReport,
     UnknownDocument,
     format_pages,
-)
-
-app = typer.Typer(
-    name="archivist",
-    help="Ask questions about your documents; answers cite the pages they came from.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
 
 
@@ -53,47 +42,6 @@ def user_errors() -> Iterator[None]:
         fail(str(exc), EXIT_USAGE)
     except ArchivistError as exc:
         fail(str(exc), EXIT_ERROR)
-
-
-@app.command()
-def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
-    collection: Collection = None,
-    data_dir: DataDir = None,
-) -> None:
-    """Add documents; unchanged files are skipped, changed ones replaced."""
-    with user_errors(), open_library_from_cli(data_dir, collection) as library:
-        totals = {"pages": 0, "chunks": 0}
-        progress = Progress(
-            TextColumn("[bold]ingest[/bold]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("files · {task.fields[pages]} pages · {task.fields[chunks]} chunks"),
-            TimeElapsedColumn(),
-            TextColumn("{task.description}"),
-            console=err_console,
-            transient=False,
-        )
-        with progress:
-            task = progress.add_task("", total=None, pages=0, chunks=0)
-
-            def on_file(event: IngestProgress) -> None:
-                totals["pages"] += event.pages
-                totals["chunks"] += event.chunks
-                progress.update(
-                    task,
-                    total=event.files_total,
-                    completed=event.files_done,
-                    description=Path(event.path).name,
-                    pages=totals["pages"],
-                    chunks=totals["chunks"],
-                )
-
-            report = library.ingest(paths, collection, progress=on_file)
-            progress.update(task, description="done")
-        _print_summary(report)
-        if report.of(IngestOutcome.FAILED):
-            raise typer.Exit(EXIT_DEGRADED)
 
 
 def _print_summary(report: IngestReport) -> None:
@@ -109,129 +57,144 @@ def _print_summary(report: IngestReport) -> None:
         console.print(f"[yellow]skipped[/yellow] {result.path}: {result.reason}")
 
 
-@app.command("list")
-def list_documents(collection: Collection = None, data_dir: DataDir = None) -> None:
-    """List the documents in a collection."""
-    with user_errors(), open_library_from_cli(data_dir, collection) as library:
-        docs = library.list()
-        if not docs:
-            console.print(f"no documents in collection '{library.settings.collection}'")
-            return
-        table = Table("id", "pages", "parents", "chunks", "added")
-        table.add_column("name", overflow="fold")
-        for d in docs:
-            table.add_row(
-                d.document_id[:12],
-                str(d.page_count or "-"),
-                str(d.parent_count),
-                str(d.child_count),
-                d.added_at,
-                d.name,
+def register(app: typer.Typer) -> None:
+    """Add the document commands to the CLI."""
+
+    @app.command()
+    def ingest(
+        paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
+        collection: Collection = None,
+        data_dir: DataDir = None,
+    ) -> None:
+        """Add documents; unchanged files are skipped, changed ones replaced."""
+        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+            totals = {"pages": 0, "chunks": 0}
+            progress = Progress(
+                TextColumn("[bold]ingest[/bold]"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("files · {task.fields[pages]} pages · {task.fields[chunks]} chunks"),
+                TimeElapsedColumn(),
+                TextColumn("{task.description}"),
+                console=err_console,
+                transient=False,
             )
-        console.print(table)
+            with progress:
+                task = progress.add_task("", total=None, pages=0, chunks=0)
+
+                def on_file(event: IngestProgress) -> None:
+                    totals["pages"] += event.pages
+                    totals["chunks"] += event.chunks
+                    progress.update(
+                        task,
+                        total=event.files_total,
+                        completed=event.files_done,
+                        description=Path(event.path).name,
+                        pages=totals["pages"],
+                        chunks=totals["chunks"],
+                    )
+
+                report = application.ingest.files(paths, collection, progress=on_file)
+                progress.update(task, description="done")
+            _print_summary(report)
+            if report.of(IngestOutcome.FAILED):
+                raise typer.Exit(EXIT_DEGRADED)
 
 
-@app.command()
-def collections(data_dir: DataDir = None) -> None:
-    """List the collections (knowledge bases) in the data directory."""
-    with user_errors(), open_library_from_cli(data_dir) as library:
-        for name in library.collections():
-            count = len(library.list(name))
-            console.print(f"{name}  {count} document{'' if count == 1 else 's'}")
-
-
-@app.command()
-def remove(
-    doc: Annotated[str, typer.Argument(help="Document id prefix or file name.")],
-    collection: Collection = None,
-    data_dir: DataDir = None,
-) -> None:
-    """Remove a document, its parents, chunks and vectors."""
-    with user_errors(), open_library_from_cli(data_dir, collection) as library:
-        record = library.remove(doc)
-        console.print(f"removed {record.name} ({record.document_id[:12]})")
-
-
-@app.command()
-def show(
-    doc: Annotated[str, typer.Argument(help="Document id prefix or file name.")],
-    children: Annotated[bool, typer.Option("--children/--no-children")] = True,
-    collection: Collection = None,
-    data_dir: DataDir = None,
-) -> None:
-    """Show how a document was chunked: parents and children, sizes, headings, pages."""
-    with user_errors(), open_library_from_cli(data_dir, collection) as library:
-        record = library.resolve(doc)
-        console.print(
-            f"[bold]{record.name}[/bold]  id {record.document_id}  "
-            f"{record.page_count or 'no'} pages · {record.parent_count} parents · "
-            f"{record.child_count} chunks\n{record.path}"
-        )
-        kids = library.children_of(record.document_id) if children else []
-        for parent in library.parents_of(record.document_id):
-            heading = " > ".join(parent.heading_path) or "(before the first heading)"
-            pages = format_pages(parent.page_start, parent.page_end)
-            console.print(
-                f"\n[bold cyan]{parent.parent_id}[/bold cyan]  {len(parent.text)} chars  "
-                f"{pages}  {heading}"
-            )
-            for child in (c for c in kids if c.parent_id == parent.parent_id):
-                preview = " ".join(child.text.split())[:70]
-                console.print(
-                    f"  {child.child_id}  {len(child.text):>4} chars  "
-                    f"{format_pages(child.page_start, child.page_end):<9} {preview}"
+    @app.command("list")
+    def list_documents(collection: Collection = None, data_dir: DataDir = None) -> None:
+        """List the documents in a collection."""
+        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+            docs = application.store.documents()
+            if not docs:
+                console.print(f"no documents in collection '{application.settings.collection}'")
+                return
+            table = Table("id", "pages", "parents", "chunks", "added")
+            table.add_column("name", overflow="fold")
+            for d in docs:
+                table.add_row(
+                    d.document_id[:12],
+                    str(d.page_count or "-"),
+                    str(d.parent_count),
+                    str(d.child_count),
+                    d.added_at,
+                    d.name,
                 )
+            console.print(table)
 
 
-@app.command()
-def search(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
-    k: Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")] = 5,
-    mode: Annotated[str, typer.Option(help="hybrid, bm25 or dense.")] = "hybrid",
-    collection: Collection = None,
-    data_dir: DataDir = None,
-) -> None:
-    """Search the chunks: each hit with its document, pages, heading path and score."""
-    if mode not in ("hybrid", "bm25", "dense"):
-        fail(f"unknown mode '{mode}' (use hybrid, bm25 or dense)", EXIT_USAGE)
-    with user_errors(), open_library_from_cli(data_dir, collection) as library:
-        hits = library.search(query, k=k, mode=mode)  # type: ignore[arg-type]
-        if not hits:
-            console.print("no results")
-            return
-        for rank, hit in enumerate(hits, start=1):
-            where = ", ".join(x for x in (hit.document_name, hit.pages) if x)
-            heading = " > ".join(hit.heading_path)
+    @app.command()
+    def collections(data_dir: DataDir = None) -> None:
+        """List the collections (knowledge bases) in the data directory."""
+        with user_errors(), open_app_from_cli(data_dir) as application:
+            for name in application.store.collections():
+                count = len(application.store.documents(name))
+                console.print(f"{name}  {count} document{'' if count == 1 else 's'}")
+
+
+    @app.command()
+    def remove(
+        doc: Annotated[str, typer.Argument(help="Document id prefix or file name.")],
+        collection: Collection = None,
+        data_dir: DataDir = None,
+    ) -> None:
+        """Remove a document, its parents, chunks and vectors."""
+        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+            record = application.store.remove(doc)
+            console.print(f"removed {record.name} ({record.document_id[:12]})")
+
+
+    @app.command()
+    def show(
+        doc: Annotated[str, typer.Argument(help="Document id prefix or file name.")],
+        children: Annotated[bool, typer.Option("--children/--no-children")] = True,
+        collection: Collection = None,
+        data_dir: DataDir = None,
+    ) -> None:
+        """Show how a document was chunked: parents and children, sizes, headings, pages."""
+        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+            record = application.store.resolve(doc)
             console.print(
-                f"[bold]{rank}.[/bold] {where}  [dim]{heading}  score {hit.score:.4f}[/dim]"
+                f"[bold]{record.name}[/bold]  id {record.document_id}  "
+                f"{record.page_count or 'no'} pages · {record.parent_count} parents · "
+                f"{record.child_count} chunks\n{record.path}"
             )
-            console.print("   " + " ".join(hit.text.split())[:300])
+            kids = application.store.children_of(record.document_id) if children else []
+            for parent in application.store.parents_of(record.document_id):
+                heading = " > ".join(parent.heading_path) or "(before the first heading)"
+                pages = format_pages(parent.page_start, parent.page_end)
+                console.print(
+                    f"\n[bold cyan]{parent.parent_id}[/bold cyan]  {len(parent.text)} chars  "
+                    f"{pages}  {heading}"
+                )
+                for child in (c for c in kids if c.parent_id == parent.parent_id):
+                    preview = " ".join(child.text.split())[:70]
+                    console.print(
+                        f"  {child.child_id}  {len(child.text):>4} chars  "
+                        f"{format_pages(child.page_start, child.page_end):<9} {preview}"
+                    )
 
 
-def _register_extensions() -> None:
-    """Attach the commands that live in their own modules."""
-    from archivist.app import cli_extensions
-
-    for register in cli_extensions.registrars():
-        register(app)
-
-
-_register_extensions()
-
-
-def main() -> None:
-    """Console-script entry point: no traceback ever reaches the user."""
-    try:
-        app()
-    except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
-    except Exception as exc:  # the last line of defence; details go to the log
-        if os.environ.get("ARCHIVIST_DEBUG"):
-            raise
-        logging.getLogger("archivist").debug("unexpected error", exc_info=True)
-        err_console.print(
-            f"[red]internal error:[/red] {type(exc).__name__}: {exc} "
-            "(set ARCHIVIST_DEBUG=1 to see details)"
-        )
-        sys.exit(EXIT_ERROR)
+    @app.command()
+    def search(
+        query: Annotated[str, typer.Argument(help="What to look for.")],
+        k: Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")] = 5,
+        mode: Annotated[str, typer.Option(help="hybrid, bm25 or dense.")] = "hybrid",
+        collection: Collection = None,
+        data_dir: DataDir = None,
+    ) -> None:
+        """Search the chunks: each hit with its document, pages, heading path and score."""
+        if mode not in ("hybrid", "bm25", "dense"):
+            fail(f"unknown mode '{mode}' (use hybrid, bm25 or dense)", EXIT_USAGE)
+        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+            hits = application.searcher.search(query, k=k, mode=mode)  # type: ignore[arg-type]
+            if not hits:
+                console.print("no results")
+                return
+            for rank, hit in enumerate(hits, start=1):
+                where = ", ".join(x for x in (hit.document_name, hit.pages) if x)
+                heading = " > ".join(hit.heading_path)
+                console.print(
+                    f"[bold]{rank}.[/bold] {where}  [dim]{heading}  score {hit.score:.4f}[/dim]"
+                )
+                console.print("   " + " ".join(hit.text.split())[:300])

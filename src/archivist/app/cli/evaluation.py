@@ -11,14 +11,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from archivist.app._common import (
+from archivist.app.cli.common import (
     EXIT_ERROR,
     EXIT_USAGE,
     DataDir,
     console,
     err_console,
     fail,
-    open_library_from_cli,
+    open_app_from_cli,
 )
 from archivist.evaluation.beir import DatasetError
 from archivist.types import ArchivistError
@@ -93,9 +93,9 @@ def retrieval(
         fail(f"unknown mode '{unknown[0]}' (use bm25, dense or hybrid)", EXIT_USAGE)
     with eval_errors():
         dataset = load_beir(beir)
-        with open_library_from_cli(data_dir) as library, _progress() as progress:
+        with open_app_from_cli(data_dir) as application, _progress() as progress:
             report = evaluate_retrieval(
-                library,
+                application,
                 dataset,
                 modes=modes,  # type: ignore[arg-type]
                 collection=collection,
@@ -157,17 +157,18 @@ def answers(
         items = load_qa_dataset(dataset)
         if baseline is not None and not baseline.is_file():
             fail(f"missing file: {baseline}", EXIT_USAGE)
-        with open_library_from_cli(data_dir) as library, _progress() as progress:
+        with open_app_from_cli(data_dir) as application, _progress() as progress:
             target = collection
             if dataset.is_dir():
                 beir = load_beir(dataset)
                 target = collection or collection_for(beir)
                 update = _stage_updater(progress)
                 ingest_corpus(
-                    library, beir, target, lambda p: update("ingest", p.files_done, p.files_total)
+                    application, beir, target,
+                    lambda p: update("ingest", p.files_done, p.files_total),
                 )
-            elif not library.list(target):
-                name = target or library.settings.collection
+            elif not application.store.documents(target):
+                name = target or application.settings.collection
                 fail(
                     f"collection '{name}' has no documents: ingest the dataset's "
                     f"documents first (archivist ingest FILES -c {name})",
@@ -177,10 +178,10 @@ def answers(
             if judge:
                 from archivist.evaluation.ragas_judge import make_ragas_judge
 
-                judge_fn = make_ragas_judge(library.settings, judge, library.embedder)
+                judge_fn = make_ragas_judge(application.settings, judge, application.store.embedder)
             task = progress.add_task("answers", total=min(len(items), limit or len(items)))
             records = run_answers(
-                library,
+                application,
                 items,
                 out_dir,
                 collection=target,
@@ -188,7 +189,7 @@ def answers(
                 progress=lambda done, total, _r: progress.update(task, completed=done, total=total),
                 judge=judge_fn,
             )
-            summary = summarize(dataset.name, target or library.settings.collection, records)
+            summary = summarize(dataset.name, target or application.settings.collection, records)
         table = Table(title=f"{summary.dataset}: {summary.items} items")
         table.add_column("metric")
         table.add_column("mean", justify="right")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from archivist.app._common import (
+from archivist.app.cli.common import (
     EXIT_ERROR,
     EXIT_USAGE,
     Collection,
@@ -55,12 +55,13 @@ def register(app: typer.Typer) -> None:
         """Serve the HTTP API, the OpenAI-compatible endpoint and the web UI."""
         import uvicorn
 
-        from archivist.app.api import create_app
+        from archivist.app.api.app import create_app
+        from archivist.application import Application
 
         quiet_libraries()
         settings = settings_from_cli(host=host, port=port, data_dir=data_dir, collection=collection)
         try:
-            api = create_app(settings)
+            api = create_app(Application(settings), close_application=True)
         except ArchivistError as exc:
             fail(str(exc), EXIT_ERROR)
         except RuntimeError as exc:  # embedded Qdrant already open in another process
@@ -81,7 +82,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def mcp(data_dir: DataDir = None, collection: Collection = None) -> None:
         """Serve MCP over stdio (search_documents, ask, list_documents) for AI assistants."""
-        from archivist.app.mcp_server import run_stdio
+        from archivist.app.mcp.server import run_stdio
 
         quiet_libraries()
         settings = settings_from_cli(data_dir=data_dir, collection=collection)

@@ -2,7 +2,8 @@
 
 Run it with ``archivist mcp``; an assistant (Claude Desktop, an IDE, any MCP client) starts
 it as a subprocess and talks JSON-RPC over stdin/stdout, so nothing but protocol messages
-may go to stdout (logs go to stderr). Like every interface it only talks to the ``Library``.
+may go to stdout (logs go to stderr). Like every interface it is handed the
+:class:`~archivist.application.Application`.
 
 Embedded Qdrant allows one process per data directory: while ``archivist serve`` holds a
 library, point the MCP server at a Qdrant server (``ARCHIVIST_QDRANT_URL``) or another
@@ -17,9 +18,8 @@ from typing import Annotated, Any
 import anyio
 from pydantic import BaseModel, Field
 
-from archivist.agent.service import agent_service
 from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
-from archivist.library import Library
+from archivist.application import Application
 from archivist.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ class DocumentListing(BaseModel):
     documents: list[DocumentInfo]
 
 
-def build_server(library: Library) -> Any:
+def build_server(application: Application) -> Any:
     """An MCP server with Archivist's three tools, all backed by ``library``."""
     server = _Server("archivist", instructions=INSTRUCTIONS)
 
@@ -103,7 +103,7 @@ def build_server(library: Library) -> Any:
                                                 "library's.")] = None,
     ) -> SearchResult:
         """Search the documents: the best matching passages with document, pages, section."""
-        hits = library.search(query, k=k, collection=collection)
+        hits = application.searcher.search(query, k=k, collection=collection)
         return SearchResult(query=query, passages=[
             Passage(document=h.document_name, document_id=h.document_id, pages=h.pages,
                     section=" > ".join(h.heading_path), text=h.text, score=h.score)
@@ -121,7 +121,7 @@ def build_server(library: Library) -> Any:
                                                 "library's.")] = None,
     ) -> AskResult:
         """Ask Archivist's research agent; the answer cites documents and pages."""
-        result = agent_service(library).ask(question, thread_id, collection)
+        result = application.agent.ask(question, thread_id, collection)
         answer = result.clarification if result.status == "clarification" else result.answer
         return AskResult(
             answer=answer or "",
@@ -137,11 +137,11 @@ def build_server(library: Library) -> Any:
                                                 "library's.")] = None,
     ) -> DocumentListing:
         """List the documents Archivist can search."""
-        name = collection or library.settings.collection
+        name = collection or application.settings.collection
         return DocumentListing(collection=name, documents=[
             DocumentInfo(document_id=d.document_id, name=d.name, pages=d.page_count,
                          chunks=d.child_count, added_at=d.added_at)
-            for d in library.list(name)
+            for d in application.store.documents(name)
         ])
 
     return server
@@ -149,10 +149,10 @@ def build_server(library: Library) -> Any:
 
 def run_stdio(settings: Settings) -> None:
     """Serve MCP over stdin/stdout until the client closes the pipe."""
-    with Library(settings) as library:
-        for repair in library.repairs:
+    with Application(settings) as application:
+        for repair in application.store.repairs:
             log.warning("repaired: %s", repair)
-        anyio.run(serve_stdio, build_server(library))
+        anyio.run(serve_stdio, build_server(application))
 
 
 async def serve_stdio(server: Any) -> None:
@@ -228,8 +228,8 @@ def parse_error_reply(error: Exception) -> Any:
 
 
 def main() -> None:
-    """``python -m archivist.app.mcp_server``: the MCP server with settings from the env."""
-    from archivist.app._common import quiet_libraries
+    """``python -m archivist.app.mcp.server``: the MCP server with settings from the env."""
+    from archivist.app.cli.common import quiet_libraries
     from archivist.settings import load_settings
 
     quiet_libraries()

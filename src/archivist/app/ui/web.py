@@ -20,13 +20,11 @@ from typing import Any
 import gradio as gr
 from fastapi import FastAPI
 
-from archivist.agent.service import agent_service
-from archivist.app.api_auth import UI_OWNER, KeyChecker, ThreadRegistry
-from archivist.app.api_documents import IngestJobs, Job, safe_name
+from archivist.app.api.auth import UI_OWNER, KeyChecker, ThreadRegistry
+from archivist.app.jobs import IngestJobs, Job, safe_name
+from archivist.application import Application
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.events import Event
-from archivist.library import Library
-from archivist.settings import Settings
 from archivist.types import ArchivistError, format_pages
 
 log = logging.getLogger(__name__)
@@ -117,12 +115,12 @@ def stats_line(stats: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def build_ui(library: Library, jobs: IngestJobs, registry: ThreadRegistry) -> gr.Blocks:
+def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistry) -> gr.Blocks:
     """The Gradio app."""
-    settings = library.settings
+    settings = application.settings
 
     def new_thread() -> str:
-        thread_id = agent_service(library).new_thread_id()
+        thread_id = application.agent.new_thread_id()
         registry.create(thread_id, f"{UI_OWNER}:{uuid.uuid4().hex[:12]}", settings.collection)
         return thread_id
 
@@ -138,7 +136,7 @@ def build_ui(library: Library, jobs: IngestJobs, registry: ThreadRegistry) -> gr
         turn = ChatTurn(history, question)
         yield turn.messages(), "", thread_id, thread_note(thread_id)
         try:
-            for event in agent_service(library).stream(question, thread_id, settings.collection):
+            for event in application.agent.stream(question, thread_id, settings.collection):
                 turn.apply(event)
                 if event.type in ("token", "step", "clarification", "sources", "done", "error"):
                     yield turn.messages(), "", thread_id, thread_note(thread_id)
@@ -155,7 +153,7 @@ def build_ui(library: Library, jobs: IngestJobs, registry: ThreadRegistry) -> gr
         return [], "", None, thread_note(None)
 
     def documents() -> tuple[list[list[Any]], Any]:
-        docs = library.list()
+        docs = application.store.documents()
         rows = [[d.name, d.page_count or "-", d.child_count, d.added_at, d.document_id[:12]]
                 for d in docs]
         choices = [(f"{d.name} ({d.document_id[:8]})", d.document_id) for d in docs]
@@ -198,7 +196,7 @@ def build_ui(library: Library, jobs: IngestJobs, registry: ThreadRegistry) -> gr
             rows, choices = documents()
             return "Choose a document to delete.", rows, choices
         try:
-            record = library.remove(document_id)
+            record = application.store.remove(document_id)
             jobs.forget_upload(record)
             message = f"Deleted {record.name}."
         except ArchivistError as exc:
@@ -247,9 +245,10 @@ def thread_note(thread_id: str | None) -> str:
     return f"conversation `{thread_id[:8]}`" if thread_id else "new conversation"
 
 
-def mount_ui(app: FastAPI, library: Library, settings: Settings, path: str) -> None:
+def mount_ui(app: FastAPI, application: Application, path: str) -> None:
     """Mount the UI on the API app at ``path`` (behind a key login when keys are set)."""
-    demo = build_ui(library, app.state.jobs, app.state.chat.registry)
+    settings = application.settings
+    demo = build_ui(application, app.state.jobs, app.state.chat.registry)
     checker: KeyChecker = app.state.keys
     auth = (lambda _user, password: checker.valid(password)) if checker.enabled else None
     gr.mount_gradio_app(

@@ -31,13 +31,20 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from archivist.app.api_auth import Owner
-from archivist.app.api_chat import Answer, ChatRunner, collect, llm_unavailable
-from archivist.app.api_errors import ApiError
-from archivist.app.api_models import ERROR_RESPONSES, THREAD_PATTERN, ErrorBody, SourceOut
+from archivist.app.api.auth import Owner
+from archivist.app.api.deps import AppDep, ChatDep
+from archivist.app.api.errors import ApiError
+from archivist.app.api.models import (
+    ERROR_RESPONSES,
+    THREAD_PATTERN,
+    Answer,
+    ErrorBody,
+    SourceOut,
+)
+from archivist.app.api.turns import collect, llm_unavailable
+from archivist.application import Application
 from archivist.app.limits import HISTORY_MAX_MESSAGES, MESSAGE_MAX_CHARS
 from archivist.events import Event
-from archivist.library import Library
 
 MODEL = "archivist"
 CONTEXT_CHARS = 3000
@@ -104,11 +111,11 @@ class ModelList(BaseModel):
     data: list[ModelCard]
 
 
-def _collection_for(model: str, library: Library) -> str:
+def _collection_for(model: str, application: Application) -> str:
     if model in (MODEL, f"{MODEL}:latest"):
-        return library.settings.collection
+        return application.settings.collection
     prefix = f"{MODEL}/"
-    if model.startswith(prefix) and model[len(prefix):] in library.collections():
+    if model.startswith(prefix) and model[len(prefix):] in application.store.collections():
         return model[len(prefix):]
     raise ApiError(404, "model_not_found",
                    f"the model '{model}' does not exist; see GET /v1/models")
@@ -145,116 +152,110 @@ def _label(source: SourceOut) -> str:
     return f"{source.document_name}, {source.pages}" if source.pages else source.document_name
 
 
-def build_router() -> APIRouter:
-    """The OpenAI-compatible routes."""
-    router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)
 
-    @router.get("/models", response_model=ModelList, summary="List models (OpenAI)")
-    def models(request: Request, _owner: Owner) -> ModelList:
-        """``archivist`` (the server's collection) and ``archivist/<name>`` per collection."""
-        library: Library = request.app.state.library
-        created = int(request.app.state.started)
-        cards = [ModelCard(id=MODEL, created=created)]
-        cards += [ModelCard(id=f"{MODEL}/{name}", created=created)
-                  for name in library.collections()]
-        return ModelList(data=cards)
+@router.get("/models", response_model=ModelList, summary="List models (OpenAI)")
+def models(request: Request, application: AppDep, _owner: Owner) -> ModelList:
+    """``archivist`` (the server's collection) and ``archivist/<name>`` per collection."""
+    created = int(request.app.state.started)
+    cards = [ModelCard(id=MODEL, created=created)]
+    cards += [ModelCard(id=f"{MODEL}/{name}", created=created)
+              for name in application.store.collections()]
+    return ModelList(data=cards)
 
-    @router.post(
-        "/chat/completions", summary="Chat completions (OpenAI)",
-        responses={
-            200: {"description": "A chat.completion, or with `stream: true` an SSE stream of "
-                                 "chat.completion.chunk objects ending with `data: [DONE]`."},
-            404: {"model": ErrorBody, "description": "Unknown model or conversation."},
-            503: {"model": ErrorBody, "description": "The LLM cannot be reached."},
-        },
-    )
-    async def chat_completions(
-        request: Request,
-        owner: Owner,
-        body: ChatCompletionRequest,
-        x_thread_id: Annotated[str | None, Header(pattern=THREAD_PATTERN)] = None,
-    ) -> Any:
-        """Answer the last user message of ``messages`` as an OpenAI chat completion."""
-        library: Library = request.app.state.library
-        chat: ChatRunner = request.app.state.chat
-        collection = _collection_for(body.model, library)
-        dialogue = _dialogue(body.messages)
-        if not dialogue or dialogue[-1][0] != "user" or not dialogue[-1][1].strip():
-            raise ApiError(422, "invalid_request",
-                           "the last message must be a non-empty user message")
-        question = dialogue[-1][1].strip()
-        earlier = dialogue[:-1]
-        thread_id = body.thread_id or x_thread_id
-        message = question
-        if thread_id:
-            if chat.registry.collection_of(thread_id, owner) is None:
-                if chat.registry.exists(thread_id):
-                    raise ApiError(404, "not_found",
-                                   f"no conversation {thread_id} (for this API key)")
-                chat.registry.create(thread_id, owner, collection)
+@router.post(
+    "/chat/completions", summary="Chat completions (OpenAI)",
+    responses={
+        200: {"description": "A chat.completion, or with `stream: true` an SSE stream of "
+                             "chat.completion.chunk objects ending with `data: [DONE]`."},
+        404: {"model": ErrorBody, "description": "Unknown model or conversation."},
+        503: {"model": ErrorBody, "description": "The LLM cannot be reached."},
+    },
+)
+async def chat_completions(
+    application: AppDep,
+    chat: ChatDep,
+    owner: Owner,
+    body: ChatCompletionRequest,
+    x_thread_id: Annotated[str | None, Header(pattern=THREAD_PATTERN)] = None,
+) -> Any:
+    """Answer the last user message of ``messages`` as an OpenAI chat completion."""
+    collection = _collection_for(body.model, application)
+    dialogue = _dialogue(body.messages)
+    if not dialogue or dialogue[-1][0] != "user" or not dialogue[-1][1].strip():
+        raise ApiError(422, "invalid_request",
+                       "the last message must be a non-empty user message")
+    question = dialogue[-1][1].strip()
+    earlier = dialogue[:-1]
+    thread_id = body.thread_id or x_thread_id
+    message = question
+    if thread_id:
+        if chat.registry.collection_of(thread_id, owner) is None:
+            if chat.registry.exists(thread_id):
+                raise ApiError(404, "not_found",
+                               f"no conversation {thread_id} (for this API key)")
+            chat.registry.create(thread_id, owner, collection)
+    else:
+        known = chat.registry.thread_for_prefix(owner, _digest(owner, earlier)) \
+            if earlier else None
+        if known and chat.registry.collection_of(known, owner) is not None:
+            thread_id = known
         else:
-            known = chat.registry.thread_for_prefix(owner, _digest(owner, earlier)) \
-                if earlier else None
-            if known and chat.registry.collection_of(known, owner) is not None:
-                thread_id = known
-            else:
-                thread_id = chat.create(owner, collection)
-                if earlier:
-                    message = with_context(question, earlier)
-        collection = chat.collection_of(thread_id, owner)
-        turn = chat.events(message, thread_id, collection)
-        completion_id = "chatcmpl-" + uuid.uuid4().hex[:24]
-        created = int(time.time())
+            thread_id = chat.create(owner, collection)
+            if earlier:
+                message = with_context(question, earlier)
+    collection = chat.collection_of(thread_id, owner)
+    turn = chat.events(message, thread_id, collection)
+    completion_id = "chatcmpl-" + uuid.uuid4().hex[:24]
+    created = int(time.time())
 
-        def remember(content: str) -> None:
-            history = [*earlier, ("user", question), ("assistant", content)]
-            chat.registry.remember_prefix(owner, _digest(owner, history), thread_id)
+    def remember(content: str) -> None:
+        history = [*earlier, ("user", question), ("assistant", content)]
+        chat.registry.remember_prefix(owner, _digest(owner, history), thread_id)
 
-        if not body.stream:
-            answer = await run_in_threadpool(collect, turn, thread_id)
-            if answer.status == "retrieval_only":
-                return llm_unavailable(request, answer)
-            content = render(answer)
-            remember(content)
-            return JSONResponse({
-                "id": completion_id, "object": "chat.completion", "created": created,
-                "model": body.model, "thread_id": thread_id,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": content}}],
-                "usage": _usage(answer.stats),
-                "archivist": {"status": answer.status,
-                              "sources": [s.model_dump() for s in answer.sources],
-                              "confidence": answer.confidence, "steps": answer.steps},
-            }, headers={"X-Thread-Id": thread_id})
+    if not body.stream:
+        answer = await run_in_threadpool(collect, turn, thread_id)
+        if answer.status == "retrieval_only":
+            return llm_unavailable(application.settings, answer)
+        content = render(answer)
+        remember(content)
+        return JSONResponse({
+            "id": completion_id, "object": "chat.completion", "created": created,
+            "model": body.model, "thread_id": thread_id,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": _usage(answer.stats),
+            "archivist": {"status": answer.status,
+                          "sources": [s.model_dump() for s in answer.sources],
+                          "confidence": answer.confidence, "steps": answer.steps},
+        }, headers={"X-Thread-Id": thread_id})
 
-        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
-            payload = {
-                "id": completion_id, "object": "chat.completion.chunk", "created": created,
-                "model": body.model, "thread_id": thread_id,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra,
-            }
-            return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+        payload = {
+            "id": completion_id, "object": "chat.completion.chunk", "created": created,
+            "model": body.model, "thread_id": thread_id,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra,
+        }
+        return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
-        async def frames() -> AsyncIterator[str]:
-            yield chunk({"role": "assistant", "content": ""})
-            sent: list[str] = []
-            stats: dict[str, Any] = {}
-            async for event in chat.stream(turn):
-                piece = _piece(event, stats)
-                if piece is None:
-                    continue
-                field, text = piece
-                if field == "content":
-                    sent.append(text)
-                yield chunk({field: text})
-            remember("".join(sent))
-            yield chunk({}, "stop", usage=_usage(stats))
-            yield "data: [DONE]\n\n"
+    async def frames() -> AsyncIterator[str]:
+        yield chunk({"role": "assistant", "content": ""})
+        sent: list[str] = []
+        stats: dict[str, Any] = {}
+        async for event in chat.stream(turn):
+            piece = _piece(event, stats)
+            if piece is None:
+                continue
+            field, text = piece
+            if field == "content":
+                sent.append(text)
+            yield chunk({field: text})
+        remember("".join(sent))
+        yield chunk({}, "stop", usage=_usage(stats))
+        yield "data: [DONE]\n\n"
 
-        return StreamingResponse(frames(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Thread-Id": thread_id})
-
-    return router
+    return StreamingResponse(frames(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Thread-Id": thread_id})
 
 
 def _piece(event: Event, stats: dict[str, Any]) -> tuple[str, str] | None:

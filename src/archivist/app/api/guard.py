@@ -23,8 +23,8 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from archivist.app.api_auth import KeyChecker
-from archivist.app.api_errors import ApiError, error_response
+from archivist.app.api.auth import KeyChecker
+from archivist.app.api.errors import ApiError, error_response
 
 JSON_BODY_LIMIT = 1024 * 1024
 MULTIPART_SLACK = 64 * 1024

@@ -1,0 +1,166 @@
+"""Ingest jobs for uploads: staged files ingested one job at a time on a worker thread.
+
+The API and the web UI stage uploaded files, then submit a :class:`Job`. The worker moves
+the files to ``data_dir/uploads/<collection>/<name>`` (so a new upload of a file with the
+same name replaces the old version) and runs the application's ingest pipeline, recording
+each file's outcome as it goes; ``GET /v1/documents/jobs/{id}`` shows that progress.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import threading
+import uuid
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from archivist.app.api.models import FileOutcome, IngestJob
+from archivist.application import Application
+from archivist.ingest import IngestProgress
+from archivist.types import DocumentRecord, FileResult, IngestOutcome
+
+log = logging.getLogger(__name__)
+
+KEPT_JOBS = 200
+_UNSAFE = re.compile(r"[^A-Za-z0-9._ ()+-]+")
+
+
+def safe_name(original: str | None) -> str:
+    """A file name safe to store: no folders, no odd characters, not hidden, not too long."""
+    base = (original or "").replace("\\", "/").rsplit("/", 1)[-1]
+    base = _UNSAFE.sub("_", base).strip(" .")
+    if not base:
+        return "upload"
+    stem, dot, suffix = base.rpartition(".")
+    if dot and stem and len(suffix) <= 10:
+        return f"{stem[:100]}.{suffix.lower()}"
+    return base[:110]
+
+
+@dataclass
+class Job:
+    """One upload's ingest, observable while it runs."""
+
+    job_id: str
+    owner: str
+    collection: str
+    staged: list[Path]
+    results: list[FileOutcome] = field(default_factory=list)
+    status: str = "queued"
+    files_done: int = 0
+    current: str | None = None
+    error: str | None = None
+    rejected: int = 0
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def view(self) -> IngestJob:
+        """The job as the API shows it."""
+        counts = {o.value: 0 for o in IngestOutcome}
+        for result in self.results:
+            counts[result.outcome] += 1
+        return IngestJob(
+            job_id=self.job_id,
+            status=self.status,  # type: ignore[arg-type]
+            collection=self.collection,
+            files_total=self.rejected + len(self.staged),
+            files_done=self.rejected + self.files_done,
+            current=self.current,
+            results=list(self.results),
+            counts=counts,
+            error=self.error,
+        )
+
+
+
+class IngestJobs:
+    """Runs upload jobs one at a time on a worker thread and keeps the recent ones."""
+
+    def __init__(self, application: Application) -> None:
+        self.application = application
+        self.uploads = application.settings.data_dir / "uploads"
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._lock = threading.Lock()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="archivist-ingest")
+
+    def staging_dir(self) -> Path:
+        """A fresh folder for one upload's files."""
+        path = self.uploads / ".staging" / uuid.uuid4().hex
+        path.mkdir(parents=True)
+        return path
+
+    def submit(self, job: Job) -> Job:
+        """Queue a job."""
+        with self._lock:
+            self._jobs[job.job_id] = job
+            while len(self._jobs) > KEPT_JOBS:
+                self._jobs.popitem(last=False)
+        self._worker.submit(self._run, job)
+        return job
+
+    def get(self, job_id: str, owner: str) -> Job | None:
+        """A job, only for the owner who submitted it."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+        return job if job is not None and job.owner == owner else None
+
+    def _run(self, job: Job) -> None:
+        job.status = "running"
+        staging = job.staged[0].parent if job.staged else None
+        try:
+            target = self.uploads / job.collection
+            target.mkdir(parents=True, exist_ok=True)
+            paths = []
+            for staged in job.staged:
+                final = target / staged.name
+                staged.replace(final)
+                paths.append(final)
+
+            def on_file(event: IngestProgress) -> None:
+                job.files_done = event.files_done
+                job.current = Path(event.path).name
+                if event.result is not None:
+                    job.results.append(_outcome(event.result.path, event.result))
+
+            report = self.application.ingest.files(paths, job.collection, progress=on_file)
+            for result in report.results:
+                if result.outcome in (IngestOutcome.FAILED, IngestOutcome.SKIPPED):
+                    Path(result.path).unlink(missing_ok=True)
+            job.status = "done"
+        except Exception as exc:  # recorded on the job, and logged with its traceback
+            log.exception("ingest job %s failed", job.job_id)
+            job.status = "failed"
+            job.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            job.current = None
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            job.done.set()
+
+    def forget_upload(self, record: DocumentRecord) -> None:
+        """Delete an uploaded file once its document is removed."""
+        path = Path(record.path)
+        try:
+            path.resolve().relative_to(self.uploads.resolve())
+        except ValueError:
+            return  # not an upload (ingested from the CLI): leave the user's file alone
+        path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Finish the running job and stop the worker."""
+        self._worker.shutdown(wait=True, cancel_futures=True)
+
+
+def _outcome(path: str, result: FileResult) -> FileOutcome:
+    reason = result.reason.replace(str(Path(path).parent) + "/", "")
+    return FileOutcome(
+        file=Path(path).name,
+        outcome=result.outcome.value,  # type: ignore[arg-type]
+        document_id=result.document_id,
+        reason=reason,
+        pages=result.pages,
+        chunks=result.chunks,
+    )

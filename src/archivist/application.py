@@ -1,0 +1,78 @@
+"""The composition root: one :class:`Application` per process, built from the settings.
+
+It builds the parts once and hands each what it needs: the :class:`DocumentStore`
+(catalog, parents, vectors), the :class:`HybridSearcher` over it, the
+:class:`IngestPipeline` that writes into it, and the :class:`AgentService` (made on first
+use, so commands that never ask a question never import the agent). The CLI, the HTTP API,
+the web UI and the MCP server all receive an ``Application``; none builds its own parts.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from archivist.index.search import HybridSearcher
+from archivist.index.store import DocumentStore
+from archivist.ingest import IngestPipeline
+from archivist.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from archivist.agent.service import AgentService
+    from archivist.index.embeddings import Embedder
+    from archivist.index.vectors import VectorStore
+
+
+class Application:
+    """Settings, store, searcher, ingest pipeline and agent service of one data directory.
+
+    ``embedder``, ``vectors`` and ``llm`` inject parts (tests, benchmarks); by default each
+    is built from the settings. Use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        vectors: VectorStore | None = None,
+        llm: BaseChatModel | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = DocumentStore(settings, embedder=embedder, vectors=vectors)
+        self.searcher = HybridSearcher(self.store)
+        self.ingest = IngestPipeline(self.store, settings)
+        self._llm = llm
+        self._agent: AgentService | None = None
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> Application:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def agent(self) -> AgentService:
+        """The agent service (conversations, streaming), built on first use."""
+        with self._lock:
+            if self._agent is None:
+                from archivist.agent.service import AgentService
+
+                self._agent = AgentService(self.searcher, self.settings, self._llm)
+            return self._agent
+
+    def close(self) -> None:
+        """Close the agent's conversation store, then the document store."""
+        with self._lock:
+            if self._agent is not None:
+                self._agent.close()
+                self._agent = None
+        self.store.close()
+
+
+def open_application(settings: Settings | None = None, **overrides: Any) -> Application:
+    """The application for the settings (loaded from the environment when not given)."""
+    return Application(settings or load_settings(**overrides))

@@ -1,0 +1,74 @@
+"""A loaded document cut into parents and children with ids and pages (pure, no I/O)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from archivist.documents.chunking import split_children, split_parents
+from archivist.settings import Settings
+from archivist.types import Child, LoadedDocument, Parent
+
+
+@dataclass(frozen=True)
+class ChunkSizes:
+    """The chunking settings: parent bounds, child size and overlap (characters)."""
+
+    parent_min_chars: int = 2000
+    parent_max_chars: int = 4000
+    child_chars: int = 500
+    child_overlap: int = 100
+
+    @classmethod
+    def of(cls, settings: Settings) -> ChunkSizes:
+        """The sizes a settings tree asks for."""
+        return cls(
+            settings.parent_min_chars,
+            settings.parent_max_chars,
+            settings.child_chars,
+            settings.child_overlap,
+        )
+
+
+@dataclass
+class Chunked:
+    """A loaded document cut into parents and children."""
+
+    loaded: LoadedDocument
+    parents: list[Parent] = field(default_factory=list)
+    children: list[Child] = field(default_factory=list)
+
+
+def chunk_document(
+    loaded: LoadedDocument, document_id: str, collection: str, sizes: ChunkSizes
+) -> Chunked:
+    """Parents by headings, children inside each parent, with ids and pages."""
+    out = Chunked(loaded)
+    parts = split_parents(loaded, sizes.parent_min_chars, sizes.parent_max_chars)
+    for p_pos, section in enumerate(parts):
+        parent_id = f"{document_id}-p{p_pos}"
+        out.parents.append(
+            Parent(
+                parent_id=parent_id,
+                document_id=document_id,
+                position=p_pos,
+                text=section.text,
+                heading_path=section.heading_path,
+                page_start=section.page_start,
+                page_end=section.page_end,
+                collection=collection,
+            )
+        )
+        for piece in split_children(section, sizes.child_chars, sizes.child_overlap, doc=loaded):
+            out.children.append(
+                Child(
+                    child_id=f"{document_id}-c{len(out.children)}",
+                    parent_id=parent_id,
+                    document_id=document_id,
+                    position=len(out.children),
+                    text=piece.text,
+                    heading_path=piece.heading_path,
+                    page_start=piece.page_start,
+                    page_end=piece.page_end,
+                )
+            )
+    return out

@@ -1,0 +1,91 @@
+"""Hybrid search over a document store: dense and BM25 sparse vectors fused with RRF."""
+
+from __future__ import annotations
+
+from archivist.index.retriever import Retriever
+from archivist.index.store import DocumentStore
+from archivist.settings import SearchMode
+from archivist.types import DocumentRecord, Parent, SearchHit
+
+
+class HybridSearcher:
+    """Searches the child chunks of a :class:`DocumentStore`, ready documents only."""
+
+    def __init__(self, store: DocumentStore) -> None:
+        self.store = store
+        self.settings = store.settings
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: SearchMode | None = None,
+        collection: str | None = None,
+        document_ids: list[str] | None = None,
+    ) -> list[SearchHit]:
+        """The best ``k`` child chunks, best first, from ready documents only."""
+        store = self.store
+        name = store.collection_name(collection)
+        mode = mode or self.settings.search_mode
+        k = k or self.settings.search_k
+        if not query.strip() or not store.vectors.exists(name):
+            return []
+        store.check_model(name)
+        dense = store.embedder.embed_query(query) if mode != "bm25" else None
+        sparse = store.bm25.encode_query(query) if mode != "dense" else None
+        ready = store.catalog.ready_ids(name)
+        raw = store.vectors.query(
+            name,
+            mode,
+            limit=k + 8,
+            dense=dense,
+            sparse=sparse,
+            document_ids=document_ids,
+            prefetch_limit=max(self.settings.prefetch_k, k),
+        )
+        hits = [
+            SearchHit(
+                child_id=h.payload["child_id"],
+                parent_id=h.payload["parent_id"],
+                document_id=h.payload["document_id"],
+                document_name=h.payload.get("document_name", ""),
+                text=h.payload.get("text", ""),
+                heading_path=list(h.payload.get("heading_path") or []),
+                page_start=h.payload.get("page_start"),
+                page_end=h.payload.get("page_end"),
+                score=h.score,
+            )
+            for h in raw
+            if h.payload.get("document_id") in ready
+        ]
+        return hits[:k]
+
+    def retriever(self, collection: str | None = None) -> Retriever:
+        """The agent's view of one collection."""
+        return CollectionRetriever(self, self.store.collection_name(collection))
+
+
+class CollectionRetriever:
+    """``Retriever`` over one collection."""
+
+    def __init__(self, searcher: HybridSearcher, collection: str) -> None:
+        self.searcher = searcher
+        self.collection = collection
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        mode: SearchMode | None = None,
+        document_ids: list[str] | None = None,
+    ) -> list[SearchHit]:
+        """Search this collection."""
+        return self.searcher.search(query, k, mode, self.collection, document_ids)
+
+    def get_parent(self, parent_id: str) -> Parent | None:
+        """A parent of this collection by id."""
+        return self.searcher.store.get_parent(parent_id, self.collection)
+
+    def get_document(self, document_id: str) -> DocumentRecord | None:
+        """A document of this collection by id."""
+        return self.searcher.store.get_document(document_id, self.collection)
