@@ -21,14 +21,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document
-from archivist.documents.chunking import heading_path_text
+from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document, embedding_text
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file
 from archivist.index.sparse import SparseVector
 from archivist.index.store import DocumentStore
 from archivist.settings import Settings
 from archivist.types import (
-    Child,
     DocumentRecord,
     FileResult,
     IngestOutcome,
@@ -58,12 +56,6 @@ ProgressCallback = Callable[[IngestProgress], None]
 def content_hash(data: bytes) -> str:
     """The SHA-256 of a file's bytes; its first 16 hex digits are the document id."""
     return hashlib.sha256(data).hexdigest()
-
-
-def embedding_text(child: Child, title: str) -> str:
-    """What gets embedded and BM25-encoded: the heading path as context, then the text."""
-    context = heading_path_text(child.heading_path) or title
-    return f"{context}\n\n{child.text}" if context else child.text
 
 
 class IngestPipeline:

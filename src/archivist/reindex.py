@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from archivist.documents.ingest import embedding_text
+from archivist.documents.chunked import embedding_text
 from archivist.index.catalog import Catalog
 from archivist.index.edge_store import DirectoryLock, EdgeVectorStore
 from archivist.index.embeddings import Embedder

@@ -8,12 +8,12 @@ import pytest
 from qdrant_client import QdrantClient
 from typer.testing import CliRunner
 
-from archivist.app.cli import app
+from archivist.app.cli.main import app
+from archivist.application import Application
 from archivist.index.edge_store import EdgeVectorStore
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.index.qdrant_store import QdrantServerStore
 from archivist.index.vectors import LibraryInUse, VectorStoreUnreadable
-from archivist.library import Library
 from archivist.reindex import reindex
 from archivist.settings import Settings
 from core.corpus import write_corpus
@@ -27,10 +27,10 @@ def make_legacy_library(
 ) -> dict[str, list[str]]:
     """A library as the previous release wrote it: qdrant-client's local mode in qdrant/."""
     client = QdrantClient(path=str(settings.data_dir / "qdrant"))
-    library = Library(settings, embedder=embedder, vectors=QdrantServerStore(client))
+    library = Application(settings, embedder=embedder, vectors=QdrantServerStore(client))
     try:
-        assert library.ingest([docs]).counts["added"] == 4
-        return {q: [h.child_id for h in library.search(q, k=5)] for q in QUERIES}
+        assert library.ingest.files([docs]).counts["added"] == 4
+        return {q: [h.child_id for h in library.searcher.search(q, k=5)] for q in QUERIES}
     finally:
         library.close()
 
@@ -40,20 +40,21 @@ def test_old_library_is_migrated_in_place_on_first_open(
 ) -> None:
     settings = Settings(data_dir=tmp_path / "lib")
     before = make_legacy_library(settings, embedder, write_corpus(tmp_path / "docs"))
-    library = Library(settings, embedder=embedder)
+    library = Application(settings, embedder=embedder)
     try:
-        assert isinstance(library.vectors, EdgeVectorStore)
-        assert any(line.startswith("migrated ") for line in library.repairs), library.repairs
-        assert len(library.list()) == 4
+        assert isinstance(library.store.vectors, EdgeVectorStore)
+        repairs = library.store.repairs
+        assert any(line.startswith("migrated ") for line in repairs), repairs
+        assert len(library.store.documents()) == 4
         assert_consistent(library)
-        assert {q: [h.child_id for h in library.search(q, k=5)] for q in QUERIES} == before
+        assert {q: [h.child_id for h in library.searcher.search(q, k=5)] for q in QUERIES} == before
     finally:
         library.close()
     assert not (settings.data_dir / "qdrant").exists()
     assert (settings.data_dir / "qdrant.pre-edge").is_dir()  # kept, not deleted
-    reopened = Library(settings, embedder=embedder)
+    reopened = Application(settings, embedder=embedder)
     try:
-        assert reopened.repairs == [] and len(reopened.list()) == 4
+        assert reopened.store.repairs == [] and len(reopened.store.documents()) == 4
     finally:
         reopened.close()
 
@@ -68,7 +69,7 @@ def test_unreadable_old_store_refuses_with_reindex_then_reindex_rebuilds(
     storage.write_bytes(b"not a database" * 100)
 
     with pytest.raises(VectorStoreUnreadable, match="archivist reindex"):
-        Library(settings, embedder=embedder)
+        Application(settings, embedder=embedder)
     assert (settings.data_dir / "qdrant").is_dir()  # nothing was deleted
     assert not (settings.data_dir / "vectors.staging").exists()
 
@@ -77,25 +78,25 @@ def test_unreadable_old_store_refuses_with_reindex_then_reindex_rebuilds(
     assert "reindexed default: 4 documents" in result.output
     assert "qdrant.pre-edge" in result.output
 
-    library = Library(settings, embedder=embedder)
+    library = Application(settings, embedder=embedder)
     try:
-        assert library.repairs == []
+        assert library.store.repairs == []
         assert_consistent(library)
-        hits = library.search("XK-4471", k=5)
+        hits = library.searcher.search("XK-4471", k=5)
         assert hits[0].document_name == "errors.md"
         # the same chunks come back for every query (re-embedded, so ranks may shift)
         for query, ids in before.items():
-            assert {h.child_id for h in library.search(query, k=5)} & set(ids)
+            assert {h.child_id for h in library.searcher.search(query, k=5)} & set(ids)
     finally:
         library.close()
 
 
 def test_interrupted_reindex_leaves_the_library_as_it_was(
-    library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    library: Application, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    library.ingest([write_corpus(tmp_path / "docs")])
-    expected = [h.child_id for h in library.search("XK-4471", k=3)]
-    settings, embedder = library.settings, library.embedder
+    library.ingest.files([write_corpus(tmp_path / "docs")])
+    expected = [h.child_id for h in library.searcher.search("XK-4471", k=3)]
+    settings, embedder = library.settings, library.store.embedder
     library.close()
     calls = {"n": 0}
     real_upsert = EdgeVectorStore.upsert
@@ -112,20 +113,20 @@ def test_interrupted_reindex_leaves_the_library_as_it_was(
         reindex(settings, lambda _model: embedder)
     monkeypatch.setattr(EdgeVectorStore, "upsert", real_upsert)
     assert not (settings.data_dir / "vectors.staging").exists()
-    reopened = Library(settings, embedder=embedder)
+    reopened = Application(settings, embedder=embedder)
     try:
-        assert reopened.repairs == [] and len(reopened.list()) == 4
+        assert reopened.store.repairs == [] and len(reopened.store.documents()) == 4
         assert_consistent(reopened)
-        assert [h.child_id for h in reopened.search("XK-4471", k=3)] == expected
+        assert [h.child_id for h in reopened.searcher.search("XK-4471", k=3)] == expected
     finally:
         reopened.close()
 
 
-def test_a_held_library_says_so_in_one_line(library: Library) -> None:
+def test_a_held_library_says_so_in_one_line(library: Application) -> None:
     with pytest.raises(LibraryInUse, match="in use by another Archivist process"):
-        Library(library.settings)
+        Application(library.settings)
     with pytest.raises(LibraryInUse):
-        reindex(library.settings, lambda _model: library.embedder)
+        reindex(library.settings, lambda _model: library.store.embedder)
 
 
 def test_reindex_of_a_server_library_is_refused(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from archivist.documents.chunking import split_children, split_parents
+from archivist.documents.chunking import heading_path_text, split_children, split_parents
 from archivist.settings import Settings
 from archivist.types import Child, LoadedDocument, Parent
 
@@ -72,3 +72,9 @@ def chunk_document(
                 )
             )
     return out
+
+
+def embedding_text(child: Child, title: str) -> str:
+    """What gets embedded and BM25-encoded: the heading path as context, then the text."""
+    context = heading_path_text(child.heading_path) or title
+    return f"{context}\n\n{child.text}" if context else child.text

@@ -1,7 +1,8 @@
 """The ``archivist`` Typer app: every command group registered, and the entry point.
 
 Each group lives in its own module with a ``register(app)``: documents (ingest, list,
-collections, remove, show, search), agent (ask, chat), serve (serve, mcp) and evaluation.
+collections, remove, show, search), agent (ask, chat), serve (serve, mcp), evaluation
+(eval) and reindex.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 
 import typer
 
-from archivist.app.cli import agent, documents, evaluation, serve
+from archivist.app.cli import agent, documents, evaluation, reindex, serve
 from archivist.app.cli.common import EXIT_ERROR, err_console
 
 app = typer.Typer(
@@ -23,7 +24,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _group in (documents, agent, serve, evaluation):
+for _group in (documents, agent, serve, evaluation, reindex):
     _group.register(app)
 
 

@@ -12,7 +12,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from archivist.app._common import (
+from archivist.app.cli.common import (
     EXIT_ERROR,
     DataDir,
     console,
