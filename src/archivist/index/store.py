@@ -12,8 +12,9 @@ import threading
 
 from archivist.index.catalog import Catalog
 from archivist.index.embeddings import Embedder, SentenceTransformerEmbedder
+from archivist.index.engines import open_vector_store
 from archivist.index.sparse import BM25Encoder, SparseVector
-from archivist.index.vectors import VectorStore, open_vector_store
+from archivist.index.vectors import VectorStore
 from archivist.settings import Settings
 from archivist.types import (
     AmbiguousDocument,

@@ -20,7 +20,7 @@ from archivist.settings import SearchMode
 from archivist.types import ArchivistError, Child
 
 if TYPE_CHECKING:
-    from archivist.settings import Settings
+    pass
 
 # Reciprocal rank fusion constant: 1 / (k + rank). Qdrant's own default is small, which
 # leans on each list's first few ranks; the classic k=60 measured better on SciFact
@@ -129,28 +129,3 @@ def child_payload(child: Child, document_name: str) -> dict[str, Any]:
         "page_start": child.page_start,
         "page_end": child.page_end,
     }
-
-
-def open_vector_store(settings: Settings, *, migrate: bool = True) -> VectorStore:
-    """A Qdrant server when ``qdrant_url`` is set, else the embedded engine in ``data_dir``.
-
-    The embedded engine locks the library for this process, and a library made before it
-    is migrated in place first (``migrate=False`` leaves that to ``archivist reindex``).
-    """
-    if settings.qdrant_url:
-        from archivist.index.qdrant_store import QdrantServerStore, connect
-
-        return QdrantServerStore(connect(settings.qdrant_url, settings.qdrant_api_key))
-    from archivist.index.edge_store import DirectoryLock, EdgeVectorStore
-    from archivist.index.migration import migrate_legacy_store
-
-    data_dir = settings.data_dir
-    lock = DirectoryLock(data_dir / "library.lock", str(data_dir))
-    try:
-        notes = migrate_legacy_store(data_dir, settings.vectors_path) if migrate else []
-        store = EdgeVectorStore(settings.vectors_path, lock)
-    except BaseException:
-        lock.release()
-        raise
-    store.opening_notes = notes
-    return store
