@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from archivist.app.api.app import create_app
+from archivist.app.api.auth import KeyChecker
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
@@ -75,7 +76,7 @@ def client(open_app: FastAPI) -> Iterator[TestClient]:
 @pytest.fixture(scope="session")
 def keyed_app(server_library: Application) -> FastAPI:
     """The same library served with two API keys."""
-    return create_app(server_library, ui=False, api_keys=["key-alice", "key-bob"])
+    return create_app(server_library, ui=False, keys=KeyChecker(["key-alice", "key-bob"]))
 
 
 @pytest.fixture(scope="session")

@@ -35,7 +35,6 @@ from archivist.app.api.routes import chat, documents, openai
 from archivist.app.api.turns import ChatRunner
 from archivist.app.jobs import IngestJobs
 from archivist.application import Application
-from archivist.settings import Settings
 
 UI_PATH = "/ui"
 

@@ -42,8 +42,8 @@ from archivist.app.api.models import (
     SourceOut,
 )
 from archivist.app.api.turns import collect, llm_unavailable
-from archivist.application import Application
 from archivist.app.limits import HISTORY_MAX_MESSAGES, MESSAGE_MAX_CHARS
+from archivist.application import Application
 from archivist.events import Event
 
 MODEL = "archivist"
