@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from archivist.app.cli import app
+from archivist.app.cli.main import app
 from archivist.llm import models
 from archivist.llm.models import LocalModel, fetch_model, resolve_model_path
 from archivist.llm.spec import parse_llm_spec

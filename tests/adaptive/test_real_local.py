@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from archivist.agent.service import AgentService
-from archivist.library import Library
+from archivist.application import Application
 from archivist.llm import make_chat_model
 from archivist.settings import Settings
 from local_model import local_model_ready  # noqa: F401  (pytest fixture)
@@ -41,9 +41,9 @@ def test_a_question_end_to_end_on_the_local_model(tmp_path: Path, embedder) -> N
         data_dir=tmp_path / "lib", llm=AGENT_SPEC, strategy="pipeline", temperature=0.0,
         llm_max_tokens=96, llm_max_retries=1,
     )
-    with Library(settings, embedder=embedder) as library:
-        library.ingest([docs])
-        service = AgentService(library, llm=make_chat_model(settings), settings=settings)
+    with Application(settings, embedder=embedder) as library:
+        library.ingest.files([docs])
+        service = AgentService(library.searcher, settings, llm=make_chat_model(settings))
         started = time.monotonic()
         events = list(service.stream("How hot should the water be for green tea?"))
         wall = time.monotonic() - started
@@ -55,7 +55,7 @@ def test_a_question_end_to_end_on_the_local_model(tmp_path: Path, embedder) -> N
         searched = [s["detail"] for s in steps if s["kind"] == "search"]
         retrieved = {
             hit.document_id for query in searched
-            for hit in library.search(query, k=settings.tool_result_hits)
+            for hit in library.searcher.search(query, k=settings.tool_result_hits)
         }
         stats = next(e.data for e in events if e.type == "stats")
         answer = "".join(tokens)

@@ -16,8 +16,8 @@ import typer
 from tests.agent.conftest import CORPUS
 from typer.testing import CliRunner
 
-from archivist.app import cli_agent
-from archivist.library import Library
+from archivist.app.cli import agent as cli_agent
+from archivist.application import Application
 from archivist.settings import Settings
 from local_http import closed_port, serving
 
@@ -63,14 +63,16 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
     docs = root / "docs"
     docs.mkdir()
     (docs / "postgres-guide.md").write_text(CORPUS["postgres-guide.md"], encoding="utf-8")
-    with Library(Settings(data_dir=root / "lib"), embedder=embedder) as library:
-        library.ingest([docs])
+    with Application(Settings(data_dir=root / "lib"), embedder=embedder) as library:
+        library.ingest.files([docs])
     return root / "lib"
 
 
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch, embedder) -> typer.Typer:
-    monkeypatch.setattr("archivist.library.SentenceTransformerEmbedder", lambda *a, **k: embedder)
+    monkeypatch.setattr(
+        "archivist.index.store.SentenceTransformerEmbedder", lambda *a, **k: embedder
+    )
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("ARCHIVIST_LLM", "openai:m")
     monkeypatch.setenv("ARCHIVIST_LLM_MAX_RETRIES", "1")

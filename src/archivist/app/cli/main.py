@@ -2,7 +2,7 @@
 
 Each group lives in its own module with a ``register(app)``: documents (ingest, list,
 collections, remove, show, search), agent (ask, chat), serve (serve, mcp), evaluation
-(eval) and reindex.
+(eval), reindex and model.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 
 import typer
 
-from archivist.app.cli import agent, documents, evaluation, reindex, serve
+from archivist.app.cli import agent, documents, evaluation, model, reindex, serve
 from archivist.app.cli.common import EXIT_ERROR, err_console
 
 app = typer.Typer(
@@ -24,7 +24,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _group in (documents, agent, serve, evaluation, reindex):
+for _group in (documents, agent, serve, evaluation, reindex, model):
     _group.register(app)
 
 

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from archivist.app._common import EXIT_ERROR, EXIT_USAGE, console, fail
+from archivist.app.cli.common import EXIT_ERROR, EXIT_USAGE, console, fail
 from archivist.llm.models import MODELS, cached_path, fetch_model, is_cached, model_dir
 from archivist.types import ArchivistError
 
