@@ -24,6 +24,10 @@ BENCHMARKS = [
         ["load_bench.py", "--out", str(RESULTS / "load.json")],
     ),
     ("retrieval quality: SciFact and HotpotQA-100", ["retrieval_bench.py", "--out", str(RESULTS)]),
+    (
+        "scale: 2k, 20k and 100k chunks on the embedded engine",
+        ["scale_bench.py", "--legacy-sizes", "2000", "--json", str(RESULTS / "scale.json")],
+    ),
 ]
 
 

@@ -120,8 +120,9 @@ def run_one(size: int, engine: str, query_count: int, workdir: Path) -> dict[str
     docs = scifact_documents()
     documents = 0
     while chunks < size:
-        per_document = chunks / documents if documents else 30.0
-        wanted = max(1, min(DOCS_PER_CALL, round((size - chunks) / per_document)))
+        # a first small call measures how many chunks a document makes
+        wanted = round((size - chunks) * documents / chunks) if documents else 10
+        wanted = max(1, min(DOCS_PER_CALL, wanted))
         report = library.ingest_texts([next(docs) for _ in range(wanted)])
         chunks += sum(r.chunks for r in report.results)
         documents += wanted
