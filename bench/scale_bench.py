@@ -94,8 +94,8 @@ def disk_mb(path: Path) -> float:
     return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file()) / 2**20
 
 
-def open_library(data_dir: Path, engine: str):  # type: ignore[no-untyped-def]
-    from archivist.library import Library
+def open_application(data_dir: Path, engine: str):  # type: ignore[no-untyped-def]
+    from archivist.application import Application
     from archivist.settings import Settings
 
     settings = Settings(data_dir=data_dir, embedding_model=SyntheticEmbedder.name)
@@ -105,16 +105,19 @@ def open_library(data_dir: Path, engine: str):  # type: ignore[no-untyped-def]
         from archivist.index.qdrant_store import QdrantServerStore
 
         client = QdrantClient(path=str(data_dir / "qdrant"))
-        return Library(settings, embedder=SyntheticEmbedder(), vectors=QdrantServerStore(client))
-    return Library(settings, embedder=SyntheticEmbedder())  # type: ignore[arg-type]
+        vectors = QdrantServerStore(client)
+        return Application(settings, embedder=SyntheticEmbedder(), vectors=vectors)  # type: ignore[arg-type]
+    return Application(settings, embedder=SyntheticEmbedder())  # type: ignore[arg-type]
 
 
-def run_one(size: int, engine: str, query_count: int, workdir: Path) -> dict[str, float]:
+def run_one(
+    size: int, engine: str, query_count: int, workdir: Path, keep: bool = False
+) -> dict[str, float]:
     """Build, open, reopen and query one library; figures as a dict."""
     data_dir = workdir / f"{engine}-{size}"
     shutil.rmtree(data_dir, ignore_errors=True)
     baseline = rss_mb()
-    library = open_library(data_dir, engine)
+    application = open_application(data_dir, engine)
     chunks = 0
     started = time.perf_counter()
     docs = scifact_documents()
@@ -123,25 +126,26 @@ def run_one(size: int, engine: str, query_count: int, workdir: Path) -> dict[str
         # a first small call measures how many chunks a document makes
         wanted = round((size - chunks) * documents / chunks) if documents else 10
         wanted = max(1, min(DOCS_PER_CALL, wanted))
-        report = library.ingest_texts([next(docs) for _ in range(wanted)])
+        report = application.ingest.texts([next(docs) for _ in range(wanted)])
         chunks += sum(r.chunks for r in report.results)
         documents += wanted
     build_s = time.perf_counter() - started
-    library.close()
+    application.close()
 
     started = time.perf_counter()
-    library = open_library(data_dir, engine)
+    application = open_application(data_dir, engine)
     open_s = time.perf_counter() - started
     texts = queries(query_count)
+    searcher = application.searcher
     started = time.perf_counter()
-    library.search(texts[0], k=5)
+    searcher.search(texts[0], k=5)
     first_query_ms = (time.perf_counter() - started) * 1000
     hybrid, agent = [], []
-    retriever = library.retriever()
-    agent_k = library.settings.tool_result_hits
+    retriever = searcher.retriever()
+    agent_k = application.settings.tool_result_hits
     for text in texts:
         t0 = time.perf_counter()
-        library.search(text, k=5)
+        searcher.search(text, k=5)
         hybrid.append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
         hits = retriever.search(text, k=agent_k)
@@ -149,11 +153,11 @@ def run_one(size: int, engine: str, query_count: int, workdir: Path) -> dict[str
             retriever.get_parent(hits[0].parent_id)
         agent.append((time.perf_counter() - t0) * 1000)
     rss = rss_mb()
-    library.close()
+    application.close()
     started = time.perf_counter()
-    library = open_library(data_dir, engine)
+    application = open_application(data_dir, engine)
     reopen_s = time.perf_counter() - started
-    library.close()
+    application.close()
     figures = {
         "engine": engine,
         "size": size,
@@ -171,7 +175,8 @@ def run_one(size: int, engine: str, query_count: int, workdir: Path) -> dict[str
         "disk_mb": disk_mb(data_dir),
         "queries": len(texts),
     }
-    shutil.rmtree(data_dir, ignore_errors=True)
+    if not keep:
+        shutil.rmtree(data_dir, ignore_errors=True)
     return figures
 
 
@@ -248,6 +253,7 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--keep", action="store_true", help="keep the libraries (--workdir)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--engine", default="edge", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -257,7 +263,7 @@ def main() -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="archivist-scale-"))
     workdir.mkdir(parents=True, exist_ok=True)
     if args.one:
-        figures = run_one(args.one, args.engine, args.queries, workdir)
+        figures = run_one(args.one, args.engine, args.queries, workdir, args.keep)
         args.json.write_text(json.dumps(figures, indent=2))
         return 0
     rows = []
