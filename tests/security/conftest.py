@@ -39,6 +39,7 @@ def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with archivist_serve(
         root, admin_keys=KEYS["admin"], api_keys=f"{KEYS['alice']},{KEYS['bob']}",
         read_only_keys=KEYS["reader"], max_upload_mb="2",
+        key_collections=f'{{"{KEYS["reader"]}": ["default"]}}',
     ) as server:
         wait_healthy(server.url)
         yield server

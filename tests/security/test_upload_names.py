@@ -39,3 +39,29 @@ def test_different_names_never_collide() -> None:
              "日本.md", "中文.md", "CAFÉ.md", "café.md"]
     stored = [safe_name(n) for n in names]
     assert len(set(stored)) == len(names), stored
+
+
+def test_unicode_uploads_stay_apart_and_unchanged_files_are_removed(keyed_server) -> None:
+    import httpx
+    from attack import KEYS
+
+    def upload(name: str, text: str) -> dict:
+        response = httpx.post(
+            f"{keyed_server.url}/v1/documents", params={"wait": "true"}, timeout=300,
+            headers={"Authorization": f"Bearer {KEYS['bob']}"},
+            files=[("files", (name, text.encode(), "text/markdown"))])
+        assert response.status_code == 200, response.text
+        return dict(response.json()["results"][0])
+
+    japan = upload("日本.md", "# 日本\n\nThe Japan notes mention Mount Fuji.")
+    china = upload("中文.md", "# 中文\n\nThe Chinese notes mention the Yangtze.")
+    assert japan["outcome"] == china["outcome"] == "added"
+    assert (japan["file"], china["file"]) == ("日本.md", "中文.md")
+    listed = httpx.get(f"{keyed_server.url}/v1/documents", timeout=60,
+                       headers={"Authorization": f"Bearer {KEYS['bob']}"}).json()["documents"]
+    assert {"日本.md", "中文.md"} <= {d["name"] for d in listed}
+    copy = upload("copy of japan.md", "# 日本\n\nThe Japan notes mention Mount Fuji.")
+    assert copy["outcome"] == "unchanged"
+    stored = {p.name for p in (keyed_server.data_dir / "uploads").rglob("*") if p.is_file()}
+    assert {"日本.md", "中文.md"} <= stored
+    assert "copy of japan.md" not in stored

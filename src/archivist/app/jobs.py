@@ -1,15 +1,17 @@
 """Ingest jobs for uploads: staged files ingested one job at a time on a worker thread.
 
 The API and the web UI stage uploaded files, then submit a :class:`Job`. The worker moves
-the files to ``data_dir/uploads/<collection>/<name>`` (so a new upload of a file with the
-same name replaces the old version) and runs the application's ingest pipeline, recording
-each file's outcome as it goes; ``GET /v1/documents/jobs/{id}`` shows that progress.
+the files to ``data_dir/uploads/<collection>/<owner>/<name>`` (so a new upload of a file
+with the same name by the same owner replaces the old version, and never another owner's)
+and runs the application's ingest pipeline, recording each file's outcome as it goes;
+``GET /v1/documents/jobs/{id}`` shows that progress. New documents are then given to the
+uploader, and a file that added nothing (failed, skipped, or unchanged: its content is
+already stored) is deleted.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import shutil
 import threading
 import uuid
@@ -19,26 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from archivist.app.api.models import FileOutcome, IngestJob
+from archivist.app.upload_names import owner_folder
 from archivist.application import Application
 from archivist.ingest import IngestProgress
-from archivist.types import DocumentRecord, FileResult, IngestOutcome
+from archivist.types import ADMIN_OWNER, DocumentRecord, FileResult, IngestOutcome
 
 log = logging.getLogger(__name__)
 
 KEPT_JOBS = 200
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ ()+-]+")
-
-
-def safe_name(original: str | None) -> str:
-    """A file name safe to store: no folders, no odd characters, not hidden, not too long."""
-    base = (original or "").replace("\\", "/").rsplit("/", 1)[-1]
-    base = _UNSAFE.sub("_", base).strip(" .")
-    if not base:
-        return "upload"
-    stem, dot, suffix = base.rpartition(".")
-    if dot and stem and len(suffix) <= 10:
-        return f"{stem[:100]}.{suffix.lower()}"
-    return base[:110]
 
 
 @dataclass
@@ -49,6 +39,7 @@ class Job:
     owner: str
     collection: str
     staged: list[Path]
+    document_owner: str = ADMIN_OWNER
     results: list[FileOutcome] = field(default_factory=list)
     status: str = "queued"
     files_done: int = 0
@@ -111,7 +102,7 @@ class IngestJobs:
         job.status = "running"
         staging = job.staged[0].parent if job.staged else None
         try:
-            target = self.uploads / job.collection
+            target = self.uploads / job.collection / owner_folder(job.document_owner)
             target.mkdir(parents=True, exist_ok=True)
             paths = []
             for staged in job.staged:
@@ -126,9 +117,7 @@ class IngestJobs:
                     job.results.append(_outcome(event.result.path, event.result))
 
             report = self.application.ingest.files(paths, job.collection, progress=on_file)
-            for result in report.results:
-                if result.outcome in (IngestOutcome.FAILED, IngestOutcome.SKIPPED):
-                    Path(result.path).unlink(missing_ok=True)
+            self._settle(job, report.results)
             job.status = "done"
         except Exception as exc:  # recorded on the job, and logged with its traceback
             log.exception("ingest job %s failed", job.job_id)
@@ -139,6 +128,22 @@ class IngestJobs:
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
             job.done.set()
+
+    def _settle(self, job: Job, results: list[FileResult]) -> None:
+        """Give new documents to the uploader; delete files that added no document."""
+        store = self.application.store
+        added = [r.document_id for r in results if r.document_id and r.outcome in (
+            IngestOutcome.ADDED, IngestOutcome.REPLACED)]
+        if added and job.document_owner != ADMIN_OWNER:
+            store.catalog.set_owner(job.collection, added, job.document_owner)
+        for result in results:
+            path = Path(result.path)
+            if result.outcome in (IngestOutcome.FAILED, IngestOutcome.SKIPPED):
+                path.unlink(missing_ok=True)
+            elif result.outcome == IngestOutcome.UNCHANGED and result.document_id:
+                known = store.get_document(result.document_id, job.collection)
+                if known is None or Path(known.path) != path.resolve():
+                    path.unlink(missing_ok=True)  # the content is already stored elsewhere
 
     def forget_upload(self, record: DocumentRecord) -> None:
         """Delete an uploaded file once its document is removed."""

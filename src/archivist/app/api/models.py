@@ -40,7 +40,7 @@ class DocumentOut(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "document_id": "3f2a9c01d4e5b6a7", "name": "R-FAQ.pdf", "collection": "default",
         "pages": 12, "parents": 9, "chunks": 61, "size_bytes": 128311,
-        "added_at": "2025-01-31 10:12:03",
+        "added_at": "2025-01-31 10:12:03", "mine": True,
     }]})
 
     document_id: str
@@ -51,6 +51,10 @@ class DocumentOut(BaseModel):
     chunks: int
     size_bytes: int
     added_at: str
+    mine: bool = Field(
+        default=False,
+        description="Whether the calling key uploaded it (and so may replace or delete it).",
+    )
 
 
 class DocumentList(BaseModel):

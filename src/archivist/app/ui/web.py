@@ -4,7 +4,9 @@ A chat whose answer streams in, with the agent's steps in a collapsible block an
 sources (document and pages) under the answer; a clarification question is an ordinary
 assistant turn, answered by the next message. A documents panel uploads (with progress),
 lists and deletes documents. Each browser session has its own conversation (``gr.State``);
-"New conversation" starts another. With API keys configured, the UI asks for one at login.
+"New conversation" starts another. With API keys configured, the UI asks for one at login
+(as the password) and then acts with that key's role: a read-only key cannot upload or
+delete, a normal key deletes only its own documents (see ``docs/security.md``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ import gradio as gr
 from fastapi import FastAPI
 
 from archivist.app.api.auth import UI_OWNER, KeyChecker, ThreadRegistry
-from archivist.app.jobs import IngestJobs, Job, safe_name
+from archivist.app.api.errors import ApiError
+from archivist.app.jobs import IngestJobs, Job
+from archivist.app.limits import MESSAGE_MAX_CHARS
+from archivist.app.ui.logins import UiLogins, refusal
+from archivist.app.upload_names import safe_name
 from archivist.application import Application
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.events import Event
@@ -115,9 +121,11 @@ def stats_line(stats: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistry) -> gr.Blocks:
+def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistry,
+             logins: UiLogins | None = None) -> gr.Blocks:
     """The Gradio app."""
     settings = application.settings
+    sessions = logins or UiLogins(KeyChecker([]))
 
     def new_thread() -> str:
         thread_id = application.agent.new_thread_id()
@@ -125,12 +133,22 @@ def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistr
         return thread_id
 
     def respond(
-        question: str, history: list[Message] | None, thread_id: str | None
+        question: str, history: list[Message] | None, thread_id: str | None,
+        request: gr.Request,
     ) -> Iterator[tuple[list[Message], str, str | None, str]]:
         history = list(history or [])
         question = (question or "").strip()
         if not question:
             yield history, "", thread_id, thread_note(thread_id)
+            return
+        refused = refusal(lambda: sessions.caller(request).check_collection(settings.collection))
+        if refused is None and len(question) > MESSAGE_MAX_CHARS:
+            refused = f"a question may hold at most {MESSAGE_MAX_CHARS} characters"
+        if refused is not None:
+            turn = ChatTurn(history, question[:200])
+            turn.apply(Event("error", {"message": refused}))
+            turn.finished = True
+            yield turn.messages(), "", thread_id, thread_note(thread_id)
             return
         thread_id = thread_id or new_thread()
         turn = ChatTurn(history, question)
@@ -152,19 +170,26 @@ def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistr
     def reset() -> tuple[list[Message], str, None, str]:
         return [], "", None, thread_note(None)
 
-    def documents() -> tuple[list[list[Any]], Any]:
+    def documents(request: gr.Request) -> tuple[list[list[Any]], Any]:
+        if refusal(lambda: sessions.caller(request).check_collection(settings.collection)):
+            return [], gr.update(choices=[], value=None)
         docs = application.store.documents()
         rows = [[d.name, d.page_count or "-", d.child_count, d.added_at, d.document_id[:12]]
                 for d in docs]
         choices = [(f"{d.name} ({d.document_id[:8]})", d.document_id) for d in docs]
         return rows, gr.update(choices=choices, value=None)
 
-    def upload(files: list[str] | None, progress: gr.Progress = gr.Progress()  # noqa: B008
+    def upload(files: list[str] | None, request: gr.Request,
+               progress: gr.Progress = gr.Progress()  # noqa: B008
                ) -> tuple[str, list[list[Any]], Any, None]:
+        rows, choices = documents(request)
         if not files:
-            rows, choices = documents()
             return "Choose one or more files first.", rows, choices, None
-        job = Job(uuid.uuid4().hex[:16], UI_OWNER, settings.collection, staged=[])
+        caller = sessions.caller(request)
+        if refused := refusal(lambda: caller.check_write(settings.collection)):
+            return f"**Could not upload:** {refused}", rows, choices, None
+        job = Job(uuid.uuid4().hex[:16], UI_OWNER, settings.collection, staged=[],
+                  document_owner=caller.document_owner)
         staging = jobs.staging_dir()
         lines = []
         for file in files:
@@ -188,20 +213,26 @@ def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistr
             lines.append(f"- {result.file}: {result.outcome}{detail}")
         if job.error:
             lines.append(f"- ingest failed: {job.error}")
-        rows, choices = documents()
+        rows, choices = documents(request)
         return "\n".join(lines), rows, choices, None
 
-    def delete(document_id: str | None) -> tuple[str, list[list[Any]], Any]:
+    def delete(document_id: str | None, request: gr.Request
+               ) -> tuple[str, list[list[Any]], Any]:
         if not document_id:
-            rows, choices = documents()
+            rows, choices = documents(request)
             return "Choose a document to delete.", rows, choices
         try:
-            record = application.store.remove(document_id)
+            caller = sessions.caller(request)
+            caller.check_write(settings.collection)
+            record = application.store.resolve(document_id)
+            if not caller.may_change(record.owner):
+                raise ApiError(403, "forbidden", f"{record.name} belongs to another key")
+            record = application.store.remove(record.document_id)
             jobs.forget_upload(record)
             message = f"Deleted {record.name}."
-        except ArchivistError as exc:
+        except (ArchivistError, ApiError) as exc:
             message = f"**Could not delete:** {exc}"
-        rows, choices = documents()
+        rows, choices = documents(request)
         return message, rows, choices
 
     with gr.Blocks(title="Archivist") as demo:
@@ -248,9 +279,10 @@ def thread_note(thread_id: str | None) -> str:
 def mount_ui(app: FastAPI, application: Application, path: str) -> None:
     """Mount the UI on the API app at ``path`` (behind a key login when keys are set)."""
     settings = application.settings
-    demo = build_ui(application, app.state.jobs, app.state.chat.registry)
     checker: KeyChecker = app.state.keys
-    auth = (lambda _user, password: checker.valid(password)) if checker.enabled else None
+    logins = UiLogins(checker)
+    demo = build_ui(application, app.state.jobs, app.state.chat.registry, logins)
+    auth = logins.login if checker.enabled else None
     gr.mount_gradio_app(
         app, demo, path=path, auth=auth,
         auth_message="Log in with any user name and one of the server's API keys.",

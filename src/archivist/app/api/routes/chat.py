@@ -17,7 +17,7 @@ from fastapi import APIRouter, Path
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from archivist.app.api.auth import Owner
+from archivist.app.api.auth import CallerDep, Owner
 from archivist.app.api.deps import ChatDep, SettingsDep
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import (
@@ -67,12 +67,13 @@ not_found: dict[int | str, dict[str, Any]] = {
 
 @router.post("", response_model=Conversation, status_code=201,
              summary="Start a conversation")
-def create(chat: ChatDep, settings: SettingsDep, owner: Owner,
+def create(chat: ChatDep, settings: SettingsDep, caller: CallerDep,
            body: ConversationCreate | None = None) -> Conversation:
     """A new, empty conversation owned by the caller."""
     collection = (body.collection if body else None) or settings.collection
-    thread_id = chat.create(owner, collection)
-    return _conversation(chat, thread_id, owner)
+    caller.check_collection(collection)
+    thread_id = chat.create(caller.owner, collection)
+    return _conversation(chat, thread_id, caller.owner)
 
 @router.get("", response_model=ConversationList, summary="List your conversations")
 def list_conversations(chat: ChatDep, owner: Owner) -> ConversationList:

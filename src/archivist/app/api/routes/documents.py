@@ -17,7 +17,7 @@ from fastapi import APIRouter, File, Query, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from archivist.app.api.auth import Owner
+from archivist.app.api.auth import Caller, CallerDep, Owner
 from archivist.app.api.deps import AppDep, JobsDep
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import (
@@ -31,8 +31,9 @@ from archivist.app.api.models import (
     SearchHitOut,
     SearchResults,
 )
-from archivist.app.jobs import Job, safe_name
+from archivist.app.jobs import Job
 from archivist.app.limits import QUERY_MAX_CHARS
+from archivist.app.upload_names import safe_name
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.settings import SearchMode
 from archivist.types import DocumentRecord
@@ -46,8 +47,8 @@ CollectionQuery = Annotated[
 ]
 
 
-def document_out(record: DocumentRecord) -> DocumentOut:
-    """The API view of a catalog row."""
+def document_out(record: DocumentRecord, caller: Caller) -> DocumentOut:
+    """The API view of a catalog row, as ``caller`` sees it."""
     return DocumentOut(
         document_id=record.document_id,
         name=record.name,
@@ -57,17 +58,19 @@ def document_out(record: DocumentRecord) -> DocumentOut:
         chunks=record.child_count,
         size_bytes=record.size_bytes,
         added_at=record.added_at,
+        mine=record.owner == caller.document_owner,
     )
 
 
 router = APIRouter(tags=["documents"], responses=ERROR_RESPONSES)
 
 @router.get("/v1/documents", response_model=DocumentList, summary="List documents")
-def list_documents(application: AppDep, _owner: Owner, collection: CollectionQuery = None
+def list_documents(application: AppDep, caller: CallerDep, collection: CollectionQuery = None
                    ) -> DocumentList:
     """Every searchable document in a collection."""
     name = collection or application.settings.collection
-    documents = [document_out(d) for d in application.store.documents(name)]
+    caller.check_collection(name)
+    documents = [document_out(d, caller) for d in application.store.documents(name)]
     return DocumentList(collection=name, documents=documents)
 
 @router.post(
@@ -77,6 +80,8 @@ def list_documents(application: AppDep, _owner: Owner, collection: CollectionQue
     summary="Upload documents",
     responses={
         200: {"model": IngestJob, "description": "With ?wait=true: the finished job."},
+        403: {"model": ErrorBody, "description": "A read-only key, or no access to the "
+                                                 "collection."},
         413: {"model": ErrorBody, "description": "The upload is too large."},
         415: {"model": ErrorBody, "description": "No file of a supported type."},
     },
@@ -84,7 +89,7 @@ def list_documents(application: AppDep, _owner: Owner, collection: CollectionQue
 async def upload(
     application: AppDep,
     jobs: JobsDep,
-    owner: Owner,
+    caller: CallerDep,
     files: Annotated[list[UploadFile], File(description="One or more files (field `files`).")],
     collection: CollectionQuery = None,
     wait: Annotated[bool, Query(description="Answer when the ingest is done.")] = False,
@@ -97,7 +102,9 @@ async def upload(
     """
     limit = application.settings.max_upload_mb * 1024 * 1024
     name = collection or application.settings.collection
-    job = Job(uuid.uuid4().hex[:16], owner, name, staged=[])
+    caller.check_write(name)
+    job = Job(uuid.uuid4().hex[:16], caller.owner, name, staged=[],
+              document_owner=caller.document_owner)
     staging = jobs.staging_dir()
     total = 0
     used: set[str] = set()
@@ -155,20 +162,31 @@ def job_status(jobs: JobsDep, owner: Owner, job_id: str) -> IngestJob:
 
 @router.delete(
     "/v1/documents/{ref}", response_model=DocumentOut, summary="Delete a document",
-    responses={404: {"model": ErrorBody, "description": "No such document."},
+    responses={403: {"model": ErrorBody, "description": "Owned by another key."},
+               404: {"model": ErrorBody, "description": "No such document."},
                409: {"model": ErrorBody, "description": "Several documents match."}},
 )
-def delete_document(application: AppDep, jobs: JobsDep, _owner: Owner, ref: str,
+def delete_document(application: AppDep, jobs: JobsDep, caller: CallerDep, ref: str,
                     collection: CollectionQuery = None) -> DocumentOut:
-    """Remove one document (by id, id prefix or file name) and everything indexed from it."""
-    record = application.store.remove(ref, collection)
+    """Remove one document (by id, id prefix or file name) and everything indexed from it.
+
+    Admin keys may delete any document, other keys only those they uploaded (403).
+    """
+    name = collection or application.settings.collection
+    caller.check_write(name)
+    record = application.store.resolve(ref, name)
+    if not caller.may_change(record.owner):
+        raise ApiError(403, "forbidden",
+                       f"{record.name} belongs to another key; only its owner or an admin "
+                       "key may delete it")
+    record = application.store.remove(record.document_id, name)
     jobs.forget_upload(record)
-    return document_out(record)
+    return document_out(record, caller)
 
 @router.get("/v1/search", response_model=SearchResults, summary="Search", tags=["search"])
 def search(
     application: AppDep,
-    _owner: Owner,
+    caller: CallerDep,
     q: Annotated[str, Query(min_length=1, max_length=QUERY_MAX_CHARS,
                             description="What to look for.")],
     k: Annotated[int, Query(ge=1, le=50, description="How many hits.")] = 5,
@@ -177,6 +195,7 @@ def search(
 ) -> SearchResults:
     """The best matching chunks, each with its document, pages and heading path."""
     name = collection or application.settings.collection
+    caller.check_collection(name)
     started = time.perf_counter()
     hits = application.searcher.search(q, k=k, mode=mode, collection=name)
     log.debug("search %r: %d hits in %.3fs", q, len(hits), time.perf_counter() - started)

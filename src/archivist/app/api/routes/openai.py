@@ -31,7 +31,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from archivist.app.api.auth import Owner
+from archivist.app.api.auth import Caller, CallerDep
 from archivist.app.api.deps import AppDep, ChatDep
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import (
@@ -111,14 +111,17 @@ class ModelList(BaseModel):
     data: list[ModelCard]
 
 
-def _collection_for(model: str, application: Application) -> str:
+def _collection_for(model: str, application: Application, caller: Caller) -> str:
+    collection = None
     if model in (MODEL, f"{MODEL}:latest"):
-        return application.settings.collection
+        collection = application.settings.collection
     prefix = f"{MODEL}/"
     if model.startswith(prefix) and model[len(prefix):] in application.store.collections():
-        return model[len(prefix):]
-    raise ApiError(404, "model_not_found",
-                   f"the model '{model}' does not exist; see GET /v1/models")
+        collection = model[len(prefix):]
+    if collection is None or not caller.may_use(collection):
+        raise ApiError(404, "model_not_found",
+                       f"the model '{model}' does not exist; see GET /v1/models")
+    return collection
 
 
 def _digest(owner: str, turns: list[tuple[str, str]]) -> str:
@@ -155,12 +158,13 @@ def _label(source: SourceOut) -> str:
 router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)
 
 @router.get("/models", response_model=ModelList, summary="List models (OpenAI)")
-def models(request: Request, application: AppDep, _owner: Owner) -> ModelList:
+def models(request: Request, application: AppDep, caller: CallerDep) -> ModelList:
     """``archivist`` (the server's collection) and ``archivist/<name>`` per collection."""
     created = int(request.app.state.started)
-    cards = [ModelCard(id=MODEL, created=created)]
+    cards = [ModelCard(id=MODEL, created=created)] \
+        if caller.may_use(application.settings.collection) else []
     cards += [ModelCard(id=f"{MODEL}/{name}", created=created)
-              for name in application.store.collections()]
+              for name in application.store.collections() if caller.may_use(name)]
     return ModelList(data=cards)
 
 @router.post(
@@ -175,12 +179,13 @@ def models(request: Request, application: AppDep, _owner: Owner) -> ModelList:
 async def chat_completions(
     application: AppDep,
     chat: ChatDep,
-    owner: Owner,
+    caller: CallerDep,
     body: ChatCompletionRequest,
     x_thread_id: Annotated[str | None, Header(pattern=THREAD_PATTERN)] = None,
 ) -> Any:
     """Answer the last user message of ``messages`` as an OpenAI chat completion."""
-    collection = _collection_for(body.model, application)
+    owner = caller.owner
+    collection = _collection_for(body.model, application, caller)
     dialogue = _dialogue(body.messages)
     if not dialogue or dialogue[-1][0] != "user" or not dialogue[-1][1].strip():
         raise ApiError(422, "invalid_request",
@@ -205,6 +210,7 @@ async def chat_completions(
             if earlier:
                 message = with_context(question, earlier)
     collection = chat.collection_of(thread_id, owner)
+    caller.check_collection(collection)
     turn = chat.events(message, thread_id, collection)
     completion_id = "chatcmpl-" + uuid.uuid4().hex[:24]
     created = int(time.time())
