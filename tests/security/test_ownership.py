@@ -77,3 +77,33 @@ def test_collections_are_granted_per_key(keyed_server: Server, figure) -> None:
     assert chat.status_code in (403, 404)
     figure(f"reader without a grant to team-a: list {refused.status_code}, search "
            f"{search.status_code}, chat {chat.status_code}")
+
+
+def test_the_web_ui_acts_with_the_logged_in_key(keyed_server: Server, tmp_path, figure) -> None:
+    from gradio_client import Client, handle_file
+
+    alice = _upload(keyed_server, "alice", "ui-plan.md", "# UI plan\n\nAlice's UI plan: figs.")
+    alice_id = alice.json()["results"][0]["document_id"]
+    ui = f"{keyed_server.url}/ui/"
+    bob = Client(ui, auth=("bob", KEYS["bob"]), verbose=False)
+    bob.predict(api_name="/documents")  # fills the session's document choices
+    denied = bob.predict(alice_id, api_name="/delete")[0]
+    assert "Could not delete" in denied and "another key" in denied
+    assert alice_id in {d["document_id"] for d in _documents(keyed_server, "alice")}
+    note = tmp_path / "reader.md"
+    note.write_text("# Reader\n\nA reader tries to write.", encoding="utf-8")
+    reader = Client(ui, auth=("reader", KEYS["reader"]), verbose=False)
+    refused = reader.predict([handle_file(str(note))], api_name="/upload")[0]
+    assert "Could not upload" in refused and "read-only" in refused
+    try:
+        Client(ui, auth=("bob", KEYS["alice"]), verbose=False)  # bob's name, alice's key
+        taken = False
+    except ValueError:
+        taken = True
+    assert taken
+    own = Client(ui, auth=("alice", KEYS["alice"]), verbose=False)
+    own.predict(api_name="/documents")
+    deleted = own.predict(alice_id, api_name="/delete")[0]
+    assert deleted.startswith("Deleted ui-plan.md")
+    figure(f"web UI: bob deletes alice's document -> '{denied}'; reader uploads -> "
+           f"'{refused}'; alice deletes her own -> '{deleted}'")
