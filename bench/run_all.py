@@ -20,8 +20,9 @@ BENCHMARKS = [
     ),
     ("agent overhead and fan-out (scripted model)", ["agent_bench.py"]),
     (
-        "HTTP load: 20 concurrent conversations",
-        ["load_bench.py", "--out", str(RESULTS / "load.json")],
+        "HTTP load: 50 concurrent conversations with 2 keys, 20 uploads meanwhile",
+        ["load_bench.py", "--conversations", "50", "--keys", "--uploads", "20",
+         "--out", str(RESULTS / "load.json")],
     ),
     ("retrieval quality: SciFact and HotpotQA-100", ["retrieval_bench.py", "--out", str(RESULTS)]),
     (
