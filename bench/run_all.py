@@ -24,6 +24,10 @@ BENCHMARKS = [
         ["load_bench.py", "--out", str(RESULTS / "load.json")],
     ),
     ("retrieval quality: SciFact and HotpotQA-100", ["retrieval_bench.py", "--out", str(RESULTS)]),
+    (
+        "local model speed (Qwen2.5-Coder-1.5B in-process)",
+        ["local_llm_bench.py", "--json", str(RESULTS / "local_llm.json")],
+    ),
 ]
 
 
