@@ -48,7 +48,7 @@ def _timed_call(model: Any, messages: list[Any]) -> dict[str, float]:
 
 def _agent_answer(spec: str) -> dict[str, Any]:
     from archivist.agent.service import AgentService
-    from archivist.library import Library
+    from archivist.application import Application
 
     with tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp) / "docs"
@@ -56,9 +56,10 @@ def _agent_answer(spec: str) -> dict[str, Any]:
         (docs / "tea.md").write_text("# Brewing green tea\n\n" + PASSAGE, encoding="utf-8")
         settings = Settings(data_dir=Path(tmp) / "lib", llm=spec, strategy="pipeline",
                             llm_max_tokens=256)
-        with Library(settings) as library:
-            library.ingest([docs])
-            service = AgentService(library, llm=make_chat_model(settings), settings=settings)
+        with Application(settings) as application:
+            application.ingest.files([docs])
+            service = AgentService(application.searcher, settings,
+                                   llm=make_chat_model(settings))
             started = time.perf_counter()
             result = service.ask("How hot should the water be for green tea?")
             wall = time.perf_counter() - started
