@@ -2,10 +2,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-LLM    ?= scripted
+LLM    ?= local
 DEMO   := .demo
 
-.PHONY: install install-all install-browser test lint demo bench clean
+.PHONY: install install-all install-local install-browser test lint demo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,18 @@ $(VENV)/.installed-all: $(VENV)/.installed
 install-all: $(VENV)/.installed-all install-browser
 	$(BIN)/archivist model fetch 0.5b 1.5b
 
+# The local provider's runtime and the model LLM names (local = local:1.5b, or local:0.5b),
+# for `make demo`; a path or another provider needs nothing here.
+$(VENV)/.installed-local: $(VENV)/.installed
+	$(BIN)/pip install -q -e ".[local]"
+	touch $@
+
+install-local: $(VENV)/.installed-local
+	@case "$(LLM)" in \
+		local|local:1.5b) $(BIN)/archivist model fetch 1.5b ;; \
+		local:0.5b) $(BIN)/archivist model fetch 0.5b ;; \
+	esac
+
 install-browser:
 	@if [ ! -x /usr/bin/chromium ]; then \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
@@ -43,7 +55,8 @@ lint: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
 
-demo: install
+# Answers with the local 1.5B model by default; LLM=scripted (no model), or any provider.
+demo: install $(if $(filter local%,$(LLM)),install-local)
 	HF_HUB_OFFLINE=1 ARCHIVIST_LLM=$(LLM) $(BIN)/python -m archivist.app.demo --workdir $(DEMO)
 
 bench: install-all

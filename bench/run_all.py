@@ -29,6 +29,10 @@ BENCHMARKS = [
         "scale: 2k, 20k and 100k chunks on the embedded engine",
         ["scale_bench.py", "--legacy-sizes", "2000", "--json", str(RESULTS / "scale.json")],
     ),
+    (
+        "local model speed (Qwen2.5-Coder-1.5B in-process)",
+        ["local_llm_bench.py", "--json", str(RESULTS / "local_llm.json")],
+    ),
 ]
 
 

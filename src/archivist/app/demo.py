@@ -91,7 +91,13 @@ def main() -> int:
     if llm == "scripted":
         console.print(
             "\n(the question below uses the built-in scripted model, which needs no server; "
-            "run `make demo LLM=ollama:qwen3:4b-instruct-2507-q4_K_M` to use Ollama)"
+            "`make demo` without LLM= answers with a real local model)"
+        )
+    elif llm.startswith("local"):
+        console.print(
+            "\n(the question below is answered by a real model running inside Archivist on "
+            "this CPU: Qwen2.5-Coder-1.5B-Instruct unless LLM names another; loading it and "
+            "answering take a minute or more)"
         )
     code = run(
         [

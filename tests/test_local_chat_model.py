@@ -1,0 +1,135 @@
+"""LocalChatModel's translation to and from llama.cpp's chat protocol, on a stand-in server.
+
+The stand-in replaces only the model (the rule: the LLM may be faked); requests and replies
+are the shapes xllamacpp's server takes and returns. The real model runs in
+test_local_llm.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from pydantic import BaseModel, Field
+
+from archivist.llm.errors import is_transient
+from archivist.llm.local import LocalChatModel, strict_schema
+from archivist.llm.local_runtime import LocalModelError, RuntimeOptions
+
+
+class StandIn:
+    def __init__(self, reply: dict[str, Any] | None = None,
+                 chunks: list[dict[str, Any]] | None = None) -> None:
+        self.reply = reply or {}
+        self.chunks = chunks or []
+        self.requests: list[dict[str, Any]] = []
+        self.closed = False
+
+    def chat(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
+        error = self.reply.get("error")
+        if error:
+            raise LocalModelError(error["message"], error["code"])
+        return self.reply
+
+    def stream(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        self.requests.append(request)
+        try:
+            yield from self.chunks
+        finally:
+            self.closed = True
+
+
+def _model(stand_in: StandIn, **fields: Any) -> LocalChatModel:
+    def factory(path: Path, options: RuntimeOptions) -> Any:
+        return stand_in
+
+    return LocalChatModel(model_path=Path("m.gguf"), server_factory=factory, **fields)
+
+
+def _reply(message: dict[str, Any]) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 5},
+            "timings": {"prompt_per_second": 80.0, "predicted_per_second": 9.0}}
+
+
+def test_messages_tools_and_caps_reach_the_server() -> None:
+    stand_in = StandIn(_reply({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "search_documents", "arguments": '{"query": "tea"}'}},
+        {"id": "c2", "type": "function", "function": {"name": "broken", "arguments": "{oops"}},
+    ]}))
+
+    def search_documents(query: str) -> str:
+        """Search the documents."""
+        return query
+
+    model = _model(stand_in, max_tokens=50).bind_tools([search_documents], tool_choice="any")
+    history = [HumanMessage("hi"), AIMessage("", tool_calls=[
+        {"name": "search_documents", "args": {"query": "x"}, "id": "c0"}]),
+        ToolMessage("found", tool_call_id="c0")]
+    reply = model.invoke(history)
+    request = stand_in.requests[0]
+    assert [m["role"] for m in request["messages"]] == ["user", "assistant", "tool"]
+    assert request["tools"][0]["function"]["name"] == "search_documents"
+    assert request["tool_choice"] == "required" and request["max_tokens"] == 50
+    assert reply.tool_calls == [
+        {"name": "search_documents", "args": {"query": "tea"}, "id": "c1", "type": "tool_call"}]
+    assert reply.invalid_tool_calls[0]["name"] == "broken"
+    assert reply.usage_metadata == {"input_tokens": 12, "output_tokens": 5, "total_tokens": 17}
+    assert reply.response_metadata["timings"]["predicted_per_second"] == 9.0
+
+
+class Grades(BaseModel):
+    relevant: list[str] = Field(default_factory=list)
+    rewritten_query: str = ""
+
+
+def test_structured_output_sends_a_strict_schema_and_parses() -> None:
+    stand_in = StandIn(_reply({"role": "assistant",
+                               "content": '{"relevant": ["P1"], "rewritten_query": ""}'}))
+    result = _model(stand_in).with_structured_output(Grades, include_raw=True).invoke("grade")
+    assert result["parsed"] == Grades(relevant=["P1"]) and result["parsing_error"] is None
+    schema = stand_in.requests[0]["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["relevant", "rewritten_query"], "every field, in order"
+    assert schema["additionalProperties"] is False
+
+    bad = StandIn(_reply({"role": "assistant", "content": "not json"}))
+    failed = _model(bad).with_structured_output(Grades, include_raw=True).invoke("grade")
+    assert failed["parsed"] is None and failed["parsing_error"] is not None
+
+
+def test_strict_schema_reaches_nested_objects() -> None:
+    nested = strict_schema({"type": "object", "properties": {"a": {"type": "object",
+                           "properties": {"b": {"type": "string"}}}}})
+    assert nested["required"] == ["a"] and nested["properties"]["a"]["required"] == ["b"]
+
+
+def test_stream_yields_text_then_usage_and_closes_the_server_stream() -> None:
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": None}}]},
+        {"choices": [{"index": 0, "delta": {"content": "Hel"}}]},
+        {"choices": [{"index": 0, "delta": {"content": "lo"}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        {"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 2}},
+    ]
+    stand_in = StandIn(chunks=chunks)
+    pieces = list(_model(stand_in).stream("hi"))
+    assert "".join(str(p.content) for p in pieces) == "Hello"
+    usage = [p.usage_metadata for p in pieces if p.usage_metadata]
+    assert usage == [{"input_tokens": 7, "output_tokens": 2, "total_tokens": 9}]
+    assert stand_in.closed
+
+
+def test_server_errors_carry_a_status_that_classifies() -> None:
+    overloaded = StandIn({"error": {"message": "no free slot", "code": 503}})
+    with pytest.raises(LocalModelError) as caught:
+        _model(overloaded).invoke("hi")
+    assert caught.value.status_code == 503 and is_transient(caught.value)
+    bad = StandIn({"error": {"message": "bad grammar", "code": 400}})
+    with pytest.raises(LocalModelError) as refused:
+        _model(bad).invoke("hi")
+    assert not is_transient(refused.value)
