@@ -31,7 +31,7 @@ from archivist.app.api.auth import KeyChecker, ThreadRegistry, current_owner, ke
 from archivist.app.api.errors import install_error_handlers
 from archivist.app.api.guard import RequestGuard
 from archivist.app.api.models import Health
-from archivist.app.api.routes import chat, documents, openai
+from archivist.app.api.routes import chat, documents, local, openai
 from archivist.app.api.turns import ChatRunner
 from archivist.app.jobs import IngestJobs
 from archivist.application import Application
@@ -63,10 +63,12 @@ def create_app(
     jobs = IngestJobs(application)
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(running: FastAPI) -> AsyncIterator[None]:
         try:
             yield
         finally:
+            for hook in running.state.shutdown_hooks:
+                hook()
             jobs.close()
             registry.close()
             if close_application:
@@ -91,6 +93,7 @@ def create_app(
     app.state.jobs = jobs
     app.state.chat = ChatRunner(lambda: application.agent, registry)
     app.state.started = time.time()
+    app.state.shutdown_hooks = []  # run first when the server stops
     install_error_handlers(app)
     app.add_middleware(
         RequestGuard, keys=app.state.keys, trusted_hosts=settings.trusted_host_list,
@@ -105,6 +108,7 @@ def create_app(
     app.include_router(documents.router)
     app.include_router(chat.router)
     app.include_router(openai.router)
+    app.include_router(local.router)
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(current_owner)])
     def openapi_schema() -> JSONResponse:

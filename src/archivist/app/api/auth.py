@@ -30,6 +30,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from archivist.app.api.errors import ApiError
+from archivist.app.server_file import LOCAL_OWNER
 from archivist.settings import Settings
 from archivist.types import ADMIN_OWNER
 
@@ -86,6 +87,7 @@ class Caller:
 
 
 OPEN_CALLER = Caller(ANONYMOUS, "admin")
+LOCAL_CALLER = Caller(LOCAL_OWNER, "admin")
 
 
 class KeyChecker:
@@ -105,6 +107,24 @@ class KeyChecker:
         grants = {k: frozenset(v) for k, v in (collections or {}).items()}
         self._callers = [(k.encode(), Caller(owner_of(k), role, grants.get(k)))
                          for k, role in roles]
+        self._local: bytes | None = None
+
+    def allow_local(self, token: str) -> None:
+        """Also accept ``archivist serve``'s data-dir token: the CLI of the library's owner.
+
+        It is a key like the others (``Authorization: Bearer <token>``), with the admin role,
+        since whoever can read the data dir could open the library itself.
+        """
+        self._local = token.encode()
+
+    def is_local(self, authorization: str | None) -> bool:
+        """Whether an ``Authorization`` header carries the data-dir token."""
+        scheme, _, key = (authorization or "").partition(" ")
+        return bool(
+            self._local
+            and scheme.lower() == "bearer"
+            and hmac.compare_digest(key.strip().encode(), self._local)
+        )
 
     @property
     def enabled(self) -> bool:
@@ -136,6 +156,8 @@ class KeyChecker:
                 headers={"WWW-Authenticate": "Bearer"},
             )
         caller = self.lookup(key.strip())
+        if caller is None and self.is_local(authorization):
+            caller = LOCAL_CALLER
         if caller is None:
             raise ApiError(
                 401, "unauthorized", "invalid API key", headers={"WWW-Authenticate": "Bearer"}

@@ -26,6 +26,7 @@ from archivist.app.cli.common import (
     err_console,
     fail,
     open_app_from_cli,
+    open_app_or_server,
 )
 from archivist.events import Event
 from archivist.types import ArchivistError
@@ -112,7 +113,7 @@ def ask(
     llm: Llm = None,
 ) -> None:
     """Ask one question; the answer streams, then its Sources and the thread id."""
-    with _user_errors(), open_app_from_cli(data_dir, collection, llm=llm) as application:
+    with _user_errors(), open_app_or_server(data_dir, collection, llm=llm) as application:
         service = application.agent
         status, thread_id = render(service.stream(question, thread, collection), verbose)
     hint = " (reply with --thread to answer)" if status == "clarification" else ""

@@ -12,7 +12,10 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from archivist.app.cli.remote import RemoteApplication
+from archivist.app.server_file import running_server
 from archivist.application import Application
+from archivist.index.vectors import LibraryInUse
 from archivist.settings import Settings, load_settings
 from archivist.types import ArchivistError
 
@@ -72,8 +75,38 @@ def open_app_from_cli(
     """Build the application for a CLI command, turning any failure into one clear line."""
     quiet_libraries()
     settings = settings_from_cli(data_dir=data_dir, collection=collection, **overrides)
+    return _open_local(settings)
+
+
+def open_app_or_server(
+    data_dir: Path | None = None, collection: str | None = None, **overrides: Any
+) -> Application | RemoteApplication:
+    """The application, or the ``archivist serve`` that holds its library (over HTTP)."""
+    quiet_libraries()
+    settings = settings_from_cli(data_dir=data_dir, collection=collection, **overrides)
+    address = running_server(settings.data_dir)
+    if address is None:
+        return _open_local(settings)
+    if overrides.get("llm"):
+        fail(
+            f"the library in {settings.data_dir} is served by `archivist serve` at "
+            f"{address.url}, which answers with its own model; drop --llm or stop the server"
+        )
+    return RemoteApplication(settings, address)
+
+
+def _open_local(settings: Settings) -> Application:
     try:
         application = Application(settings)
+    except LibraryInUse as exc:
+        address = running_server(settings.data_dir)
+        if address is not None:
+            fail(
+                f"the library in {settings.data_dir} is held by `archivist serve` at "
+                f"{address.url} (pid {address.pid}); ingest, list, remove, search and ask "
+                "go through it, this command does not: stop the server to run it"
+            )
+        fail(str(exc))
     except ArchivistError as exc:
         fail(str(exc))
     for repair in application.store.repairs:

@@ -21,6 +21,7 @@ from archivist.app.cli.common import (
     err_console,
     fail,
     open_app_from_cli,
+    open_app_or_server,
 )
 from archivist.ingest import IngestProgress
 from archivist.types import (
@@ -67,7 +68,7 @@ def register(app: typer.Typer) -> None:
         data_dir: DataDir = None,
     ) -> None:
         """Add documents; unchanged files are skipped, changed ones replaced."""
-        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+        with user_errors(), open_app_or_server(data_dir, collection) as application:
             totals = {"pages": 0, "chunks": 0}
             progress = Progress(
                 TextColumn("[bold]ingest[/bold]"),
@@ -104,7 +105,7 @@ def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_documents(collection: Collection = None, data_dir: DataDir = None) -> None:
         """List the documents in a collection."""
-        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+        with user_errors(), open_app_or_server(data_dir, collection) as application:
             docs = application.store.documents()
             if not docs:
                 console.print(f"no documents in collection '{application.settings.collection}'")
@@ -139,7 +140,7 @@ def register(app: typer.Typer) -> None:
         data_dir: DataDir = None,
     ) -> None:
         """Remove a document, its parents, chunks and vectors."""
-        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+        with user_errors(), open_app_or_server(data_dir, collection) as application:
             record = application.store.remove(doc)
             console.print(f"removed {record.name} ({record.document_id[:12]})")
 
@@ -186,7 +187,7 @@ def register(app: typer.Typer) -> None:
         """Search the chunks: each hit with its document, pages, heading path and score."""
         if mode not in ("hybrid", "bm25", "dense"):
             fail(f"unknown mode '{mode}' (use hybrid, bm25 or dense)", EXIT_USAGE)
-        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+        with user_errors(), open_app_or_server(data_dir, collection) as application:
             hits = application.searcher.search(query, k=k, mode=mode)  # type: ignore[arg-type]
             if not hits:
                 console.print("no results")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from typing import Annotated
 
@@ -18,9 +19,22 @@ from archivist.app.cli.common import (
     quiet_libraries,
     settings_from_cli,
 )
+from archivist.app.server_file import (
+    ServerAddress,
+    new_token,
+    remove_server_file,
+    write_server_file,
+)
 from archivist.types import ArchivistError
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+_ANY_HOST = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
+
+
+def _reachable(host: str, port: int) -> str:
+    """The URL a client on this machine uses for a server bound to ``host:port``."""
+    host = _ANY_HOST.get(host, host)
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -76,8 +90,19 @@ def register(app: typer.Typer) -> None:
                 "[yellow]warning:[/yellow] listening beyond localhost with no API keys; "
                 "set ARCHIVIST_API_KEYS to require them"
             )
-        server = uvicorn.Server(uvicorn.Config(api, log_level="warning", timeout_keep_alive=30))
-        server.run(sockets=[sock])
+        # the CLI on this machine finds the server here and goes through it
+        address = ServerAddress(_reachable(settings.host, bound_port), new_token(), os.getpid())
+        api.state.keys.allow_local(address.token)
+        write_server_file(settings.data_dir, address)
+        # uvicorn ends the process with the signal that stopped it: withdraw on shutdown
+        api.state.shutdown_hooks.append(lambda: remove_server_file(settings.data_dir, address))
+        try:
+            server = uvicorn.Server(
+                uvicorn.Config(api, log_level="warning", timeout_keep_alive=30)
+            )
+            server.run(sockets=[sock])
+        finally:
+            remove_server_file(settings.data_dir, address)
 
     @app.command()
     def mcp(data_dir: DataDir = None, collection: Collection = None) -> None:
