@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 LLM    ?= scripted
 DEMO   := .demo
 
-.PHONY: install install-all install-browser test lint demo bench clean
+.PHONY: install install-all install-browser install-ocr test lint demo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,13 +22,20 @@ install: $(VENV)/.installed
 
 # Every optional extra (xllamacpp, llama.cpp's prebuilt wheel, among them), the local
 # models (0.5B for the tests, 1.5B for the demo; cached outside the repository, fetched
-# once), plus Debian's Chromium for the browser tests.
+# once), plus Debian's Chromium for the browser tests and Tesseract for OCR.
 $(VENV)/.installed-all: $(VENV)/.installed
 	$(BIN)/pip install -q -e ".[all]"
 	touch $@
 
-install-all: $(VENV)/.installed-all install-browser
+install-all: $(VENV)/.installed-all install-browser install-ocr
 	$(BIN)/archivist model fetch 0.5b 1.5b
+
+# Tesseract reads scanned PDF pages about four times faster than RapidOCR (the ocr extra).
+install-ocr:
+	@if ! command -v tesseract >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq tesseract-ocr >/dev/null; \
+	fi
 
 install-browser:
 	@if [ ! -x /usr/bin/chromium ]; then \
