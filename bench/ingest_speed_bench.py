@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from archivist.documents.ingest import embedding_text
 
 from archivist.application import Application
+from archivist.documents.chunked import embedding_text
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.index.onnx_embeddings import OnnxEmbedder
 from archivist.settings import Settings

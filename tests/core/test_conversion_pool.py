@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from archivist.documents.ingest import IngestProgress
 
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.ingest import IngestProgress
 from archivist.settings import Settings
 
 
