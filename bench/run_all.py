@@ -18,6 +18,10 @@ BENCHMARKS = [
         "ingest and search on the real PDFs",
         ["ingest_bench.py", "--json", str(RESULTS / "ingest.json")],
     ),
+    (
+        "ingest speed: Archivist against the naive path, side by side",
+        ["ingest_speed_bench.py", "--json", str(RESULTS / "ingest_speed.json")],
+    ),
     ("agent overhead and fan-out (scripted model)", ["agent_bench.py"]),
     (
         "HTTP load: 50 concurrent conversations with 2 keys, 20 uploads meanwhile",

@@ -20,13 +20,15 @@ class Source:
     document_id: str
     document_name: str
     pages: str = ""
+    """Where in the document: ``p. 3``/``pp. 3-5``, or ``§ Installation › Linux`` for a
+    document without pages (Markdown, HTML, Word); see ``types.format_location``."""
     page_start: int | None = None
     page_end: int | None = None
     kind: Literal["document", "web"] = "document"
     url: str | None = None
 
     def label(self) -> str:
-        """The label shown to users, such as ``R-FAQ.pdf, pp. 3-5``."""
+        """The label shown to users: ``R-FAQ.pdf, pp. 3-5`` or ``guide.md, § Install``."""
         return f"{self.document_name}, {self.pages}" if self.pages else self.document_name
 
 

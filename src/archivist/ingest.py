@@ -17,12 +17,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
 from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document, embedding_text
+from archivist.documents.conversion import ConversionJob, conversion_pool
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file
+from archivist.documents.pdf import OcrMode
 from archivist.index.sparse import SparseVector
 from archivist.index.store import DocumentStore
 from archivist.settings import Settings
@@ -48,6 +53,8 @@ class IngestProgress:
     pages: int = 0
     chunks: int = 0
     result: FileResult | None = None
+    ocr_pages: int = 0
+    ocr_seconds: float = 0.0
 
 
 ProgressCallback = Callable[[IngestProgress], None]
@@ -64,6 +71,8 @@ class IngestPipeline:
     def __init__(self, store: DocumentStore, settings: Settings) -> None:
         self.store = store
         self.sizes = ChunkSizes.of(settings)
+        self.ocr: OcrMode = settings.ocr
+        self.workers = settings.ingest_workers
 
     def files(
         self,
@@ -75,7 +84,8 @@ class IngestPipeline:
         name = self.store.collection_name(collection)
         with self.store.write_lock:
             self.store.prepare_collection(name)
-            return Ingestor(self.store, name, self.sizes).run([Path(p) for p in paths], progress)
+            ingestor = Ingestor(self.store, name, self.sizes, self.ocr, self.workers)
+            return ingestor.run([Path(p) for p in paths], progress)
 
     def texts(
         self,
@@ -93,15 +103,28 @@ class IngestPipeline:
 class Ingestor:
     """One ingest run into one collection; see the module docstring for the write order."""
 
-    def __init__(self, store: DocumentStore, collection: str, sizes: ChunkSizes) -> None:
+    def __init__(
+        self,
+        store: DocumentStore,
+        collection: str,
+        sizes: ChunkSizes,
+        ocr: OcrMode = "auto",
+        workers: int = 0,
+    ) -> None:
         self.store = store
         self.collection = collection
         self.sizes = sizes
+        self.ocr: OcrMode = ocr
+        self.workers = workers
         self.catalog = store.catalog
         self.report = IngestReport()
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
-        """Ingest every file under ``paths``; failures are recorded, never raised."""
+        """Ingest every file under ``paths``; failures are recorded, never raised.
+
+        PDFs are converted in a pool of processes (see ``conversion_pool``) while this
+        thread chunks, embeds and writes the files already converted, in file order.
+        """
         files: list[Path] = []
         for path in paths:
             try:
@@ -110,18 +133,41 @@ class Ingestor:
                 self.report.results.append(
                     FileResult(str(path), IngestOutcome.FAILED, reason=str(exc))
                 )
-        for index, path in enumerate(files, start=1):
-            result = self._one(path)
-            self.report.results.append(result)
-            if progress:
-                progress(
-                    IngestProgress(
-                        index, len(files), str(path), result.pages, result.chunks, result
+        prepared = [self._prepare(path) for path in files]
+        pdfs = sum(1 for p in prepared if isinstance(p, ConversionJob) and p.is_pdf)
+        with conversion_pool(self.workers, pdfs) as pool:
+            inflight: deque[tuple[int, Future[LoadedDocument] | None]] = deque()
+            ahead = max(2, 2 * getattr(pool, "_max_workers", 1))
+            position = 0
+            for index in range(len(prepared)):
+                while position < len(prepared) and len(inflight) < ahead:
+                    job = prepared[position]
+                    future = None
+                    if pool is not None and isinstance(job, ConversionJob) and job.is_pdf:
+                        future = pool.submit(load_file, job.path, self.ocr)
+                    inflight.append((position, future))
+                    position += 1
+                _, future = inflight.popleft()
+                job = prepared[index]
+                result = job if isinstance(job, FileResult) else self._finish(job, future)
+                self.report.results.append(result)
+                if progress:
+                    progress(
+                        IngestProgress(
+                            index + 1,
+                            len(files),
+                            result.path,
+                            result.pages,
+                            result.chunks,
+                            result,
+                            result.ocr_pages,
+                            result.ocr_seconds,
+                        )
                     )
-                )
         return self.report
 
-    def _one(self, path: Path) -> FileResult:
+    def _prepare(self, path: Path) -> FileResult | ConversionJob:
+        """What is known before converting: skipped, unreadable, unchanged, or a job."""
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
             reason = f"unsupported file type '{path.suffix or '(none)'}'"
             return FileResult(str(path), IngestOutcome.SKIPPED, reason=reason)
@@ -138,10 +184,30 @@ class Ingestor:
         if known is not None:
             return FileResult(str(path), IngestOutcome.UNCHANGED, document_id)
         previous = [d for d in self.catalog.documents(self.collection) if d.path == abs_path]
+        return ConversionJob(path, digest, len(data), abs_path, previous)
+
+    def _convert(self, job: ConversionJob, future: Future[LoadedDocument] | None) -> LoadedDocument:
+        """The converted file: from the pool when it went there, else converted here."""
+        started = time.perf_counter()
+        if future is not None:
+            try:
+                loaded = future.result()
+            except BrokenProcessPool:  # a converter process died: try once more here
+                loaded = load_file(job.path, ocr=self.ocr)
+            seconds = loaded.conversion_seconds
+        else:
+            loaded = load_file(job.path, ocr=self.ocr)
+            seconds = time.perf_counter() - started
+        self.report.timings["conversion wait"] += time.perf_counter() - started
+        self.report.timings["ocr"] += loaded.ocr_seconds
+        self.report.timings["conversion"] += max(0.0, seconds - loaded.ocr_seconds)
+        return loaded
+
+    def _finish(self, job: ConversionJob, future: Future[LoadedDocument] | None) -> FileResult:
+        path = job.path
+        document_id = job.digest[:16]
         try:
-            started = time.perf_counter()
-            loaded = load_file(path)
-            self.report.timings["conversion"] += time.perf_counter() - started
+            loaded = self._convert(job, future)
             chunked = chunk_document(loaded, document_id, self.collection, self.sizes)
             if not chunked.children:
                 raise LoadError(f"{path}: no text to index")
@@ -156,17 +222,17 @@ class Ingestor:
         record = DocumentRecord(
             document_id=document_id,
             collection=self.collection,
-            path=abs_path,
+            path=job.abs_path,
             name=path.name,
-            content_hash=digest,
-            size_bytes=len(data),
+            content_hash=job.digest,
+            size_bytes=job.size,
             page_count=loaded.page_count,
             parent_count=len(chunked.parents),
             child_count=len(chunked.children),
             added_at="",
         )
         try:
-            self._write(record, chunked, previous)
+            self._write(record, chunked, job.previous)
         except Exception as exc:  # rolled back; the batch goes on with the next file
             log.warning("ingest of %s failed, rolled back", path, exc_info=True)
             self.store.purge(self.collection, document_id)
@@ -174,9 +240,15 @@ class Ingestor:
         except BaseException:
             self.store.purge(self.collection, document_id)
             raise
-        outcome = IngestOutcome.REPLACED if previous else IngestOutcome.ADDED
+        outcome = IngestOutcome.REPLACED if job.previous else IngestOutcome.ADDED
         return FileResult(
-            str(path), outcome, document_id, pages=loaded.page_count, chunks=len(chunked.children)
+            str(path),
+            outcome,
+            document_id,
+            pages=loaded.page_count,
+            chunks=len(chunked.children),
+            ocr_pages=loaded.ocr_pages,
+            ocr_seconds=loaded.ocr_seconds,
         )
 
     def run_texts(

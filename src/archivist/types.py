@@ -51,6 +51,13 @@ class LoadedDocument:
     page_spans: list[PageSpan] = field(default_factory=list)
     page_count: int = 0
     title: str = ""
+    page_kinds: dict[int, str] = field(default_factory=dict)
+    """Pages that are a table of contents or an index: ``{page: "contents" | "index"}``."""
+    ocr_pages: int = 0
+    """How many pages were read with OCR, and how long that took."""
+    ocr_seconds: float = 0.0
+    conversion_seconds: float = 0.0
+    """How long the conversion took, OCR included (measured where it ran)."""
 
     def pages_between(self, start: int, end: int) -> tuple[int | None, int | None]:
         """The first and last page that text ``markdown[start:end]`` lies on."""
@@ -70,6 +77,8 @@ class Section:
     end: int
     page_start: int | None = None
     page_end: int | None = None
+    kind: str = "body"
+    """``"body"``, or ``"contents"``/``"index"`` for a table of contents or an index."""
 
 
 @dataclass
@@ -98,6 +107,8 @@ class Child:
     heading_path: list[str]
     page_start: int | None
     page_end: int | None
+    kind: str = "body"
+    """``"body"``; ``"contents"``/``"index"`` children are stored but never searched."""
 
 
 @dataclass
@@ -134,8 +145,8 @@ class SearchHit:
 
     @property
     def pages(self) -> str:
-        """``p. 3`` or ``pp. 3-5``, or empty when the source has no pages."""
-        return format_pages(self.page_start, self.page_end)
+        """Where the hit is: ``p. 3``/``pp. 3-5``, or ``§ Install › Linux`` without pages."""
+        return format_location(self.page_start, self.page_end, self.heading_path)
 
 
 def format_pages(start: int | None, end: int | None) -> str:
@@ -145,6 +156,18 @@ def format_pages(start: int | None, end: int | None) -> str:
     if end is None or end == start:
         return f"p. {start}"
     return f"pp. {start}-{end}"
+
+
+def format_location(start: int | None, end: int | None, heading_path: list[str]) -> str:
+    """Where a passage is, for citations: its pages, or its section when it has no pages.
+
+    ``p. 3`` for a PDF, ``§ Installation › Linux`` for Markdown, HTML and Word, empty when
+    neither is known. Every interface shows this one label.
+    """
+    pages = format_pages(start, end)
+    if pages or not heading_path:
+        return pages
+    return "§ " + " › ".join(heading_path)
 
 
 class IngestOutcome(StrEnum):
@@ -167,15 +190,29 @@ class FileResult:
     reason: str = ""
     pages: int = 0
     chunks: int = 0
+    ocr_pages: int = 0
+    ocr_seconds: float = 0.0
 
 
 @dataclass
 class IngestReport:
-    """Every file's outcome in one ingest."""
+    """Every file's outcome in one ingest.
+
+    ``timings`` splits the time: ``conversion`` and ``ocr`` are summed over the files as
+    measured where they ran (several processes at once, so they may add up to more than the
+    wall time), ``conversion wait`` is how long the writing thread waited for them, and
+    ``embedding`` and ``indexing`` are spent in the writing thread.
+    """
 
     results: list[FileResult] = field(default_factory=list)
     timings: dict[str, float] = field(
-        default_factory=lambda: {"conversion": 0.0, "embedding": 0.0, "indexing": 0.0}
+        default_factory=lambda: {
+            "conversion": 0.0,
+            "conversion wait": 0.0,
+            "ocr": 0.0,
+            "embedding": 0.0,
+            "indexing": 0.0,
+        }
     )
 
     def of(self, outcome: IngestOutcome) -> list[FileResult]:

@@ -7,6 +7,7 @@ from tests.agent.helpers import done, run, source_names, steps
 
 from archivist.agent.state import QuestionAnalysis
 from archivist.application import Application
+from archivist.events import Source
 from archivist.testing import CallInfo, ScriptedChatModel, tool_call
 
 
@@ -267,3 +268,11 @@ def test_pipeline_strategy_answers_from_the_seed_search_without_tools(make_servi
     assert [c.tools for c in llm.calls] == [["QuestionAnalysis"], ["RelevanceGrades"], []]
     assert "apt install postgresql" in done(events)["answer"]
     assert source_names(events) == ["postgres-guide.md"]
+
+
+def test_a_markdown_source_names_its_section(make_service) -> None:
+    events = run(make_service(ScriptedChatModel()), "How do I install PostgreSQL?")
+    (sources,) = [e for e in events if e.type == "sources"]
+    [source] = [s for s in sources.data["sources"] if s["document_name"] == "postgres-guide.md"]
+    assert source["pages"] == "§ PostgreSQL administration"
+    assert Source(**source).label() == "postgres-guide.md, § PostgreSQL administration"

@@ -125,7 +125,29 @@ def test_payload_round_trips(store: VectorStore) -> None:
         "heading_path": ["Notes", "doc-b"],
         "page_start": None,
         "page_end": None,
+        "kind": "body",
     }
+
+
+def test_contents_and_index_children_are_stored_but_never_found(store: VectorStore) -> None:
+    fill(store)
+    index_entry = Child(
+        child_id="doc-d-c0",
+        parent_id="doc-d-p0",
+        document_id="doc-d",
+        position=0,
+        text="kettle, 3; tea, 1, 2; teapot, 4",
+        heading_path=["Index"],
+        page_start=9,
+        page_end=9,
+        kind="index",
+    )
+    sparse = [BM25.encode_document(index_entry.text)]
+    store.upsert("default", [index_entry], [_dense(0)], sparse, "doc-d.md")
+    assert store.count("default", "doc-d") == 1
+    for mode in ("dense", "bm25", "hybrid"):
+        hits = store.query("default", mode, 20, _dense(0), BM25.encode_query("kettle tea"))
+        assert hits and all(h.payload["kind"] == "body" for h in hits), mode
 
 
 def test_delete_document_removes_only_that_document(store: VectorStore) -> None:

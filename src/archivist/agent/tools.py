@@ -17,7 +17,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from archivist.agent.prompts import UNTRUSTED_NOTE
 from archivist.agent.state import Evidence
 from archivist.index.retriever import Retriever
-from archivist.types import Parent, SearchHit, format_pages
+from archivist.types import Parent, SearchHit, format_location
 from archivist.web import WebResult
 
 SEARCH = "search_documents"
@@ -90,7 +90,7 @@ def parent_evidence(parent: Parent, document_name: str, sub_question: int = 0) -
         parent_id=parent.parent_id,
         document_id=parent.document_id,
         document_name=document_name,
-        pages=format_pages(parent.page_start, parent.page_end),
+        pages=format_location(parent.page_start, parent.page_end, parent.heading_path),
         page_start=parent.page_start,
         page_end=parent.page_end,
         sub_question=sub_question,
@@ -156,7 +156,7 @@ def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
         document = retriever.get_document(parent.document_id) if parent else None
         if parent is None or document is None:
             return f"unknown id: {text_id[:200]}", []
-        pages = format_pages(parent.page_start, parent.page_end)
+        pages = format_location(parent.page_start, parent.page_end, parent.heading_path)
         block = passage_block(parent.parent_id, document.name, pages, parent.text, MAX_PARENT_CHARS)
         return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name)]
 

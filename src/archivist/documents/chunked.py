@@ -69,6 +69,7 @@ def chunk_document(
                     heading_path=piece.heading_path,
                     page_start=piece.page_start,
                     page_end=piece.page_end,
+                    kind=piece.kind,
                 )
             )
     return out

@@ -23,6 +23,17 @@ Rules for parents (:func:`split_parents`):
   so the path never claims a heading that does not enclose all of the text.
 * No section is longer than ``max_chars``. A whitespace-only section is never emitted,
   unless a single run of whitespace is itself longer than ``max_chars``.
+* A section with under ``MIN_TEXT`` (or ``min_chars``, if smaller) characters of text (a
+  heading alone, say) joins the
+  next one (the previous one at the end), and the result takes the next one's heading
+  path (a lone heading belongs to what follows); it is re-split if it grew past
+  ``max_chars``.
+* Pages flagged in ``doc.page_kinds`` (a table of contents, an index) never share a
+  section with other pages; such sections carry the page kind in ``Section.kind``.
+
+Rules for children (:func:`split_children`): Markdown tables are never cut inside a row; a
+table larger than a child is cut by rows and each piece repeats the header. A child with
+under ``MIN_TEXT`` characters of text joins its neighbour.
 """
 
 from __future__ import annotations
@@ -33,17 +44,15 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
 
-from langchain_text_splitters import RecursiveCharacterTextSplitter
-
+from archivist.documents.children import MIN_TEXT, split_children
 from archivist.types import LoadedDocument, Section
 
-__all__ = ["heading_path_text", "split_children", "split_parents"]
+__all__ = ["MIN_TEXT", "heading_path_text", "split_children", "split_parents"]
 
 _HEADING = re.compile(r" {0,3}(#{1,3})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 _STAR_EMPHASIS = re.compile(r"(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
-_NON_SPACE = re.compile(r"\S")
 
 # Where a long section may be cut, best first. A cut goes at a match's end, which is
 # the end of a whitespace run, so the next piece starts with text.
@@ -71,6 +80,8 @@ class _Unit:
     path: tuple[str, ...]
     group: int
     blank: bool
+    filled: int = 0  # characters of text, whitespace aside
+    kind: str = "body"
 
     @property
     def size(self) -> int:
@@ -100,78 +111,47 @@ def split_parents(
     text = doc.markdown
     if not text.strip():
         return []
-    units = [piece for unit in _heading_units(text) for piece in _split_unit(text, unit, max_chars)]
-    units = _merge_forward(units, min_chars, max_chars, same_group=True)
-    units = _merge_backward(units, min_chars, max_chars)
-    units = _merge_forward(units, min_chars, max_chars, same_group=False)
-    units = _absorb_blanks(text, units, max_chars)
-    return [_to_section(doc, u.start, u.end, list(u.path)) for u in units]
+    units = _by_page_kind(text, _heading_units(text), _kind_changes(doc))
+    units = [piece for unit in units for piece in _split_unit(text, unit, max_chars)]
+    units = _merge_forward(text, units, min_chars, max_chars, same_group=True)
+    units = _merge_backward(text, units, min_chars, max_chars)
+    units = _merge_forward(text, units, min_chars, max_chars, same_group=False)
+    units = _absorb_blanks(text, units, max_chars, min(min_chars, MIN_TEXT))
+    return [_to_section(doc, u.start, u.end, list(u.path), u.kind) for u in units]
 
 
-def split_children(
-    section: Section, size: int = 500, overlap: int = 100, doc: LoadedDocument | None = None
-) -> list[Section]:
-    """Cut a parent into overlapping children of at most ``size`` characters.
-
-    Uses LangChain's ``RecursiveCharacterTextSplitter`` and locates each chunk in the
-    parent, so a child's ``start``/``end`` are offsets in the document and its ``text``
-    equals ``doc.markdown[start:end]``. Together the children cover every non-whitespace
-    character of the parent; none is whitespace only. Children keep the parent's heading
-    path. Their pages come from ``doc`` when given, else they are the parent's pages.
-    """
-    splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap)
-    chunks = splitter.split_text(section.text)
-    path = section.heading_path
-    children: list[Section] = []
-    for chunk, offset in zip(chunks, _chunk_offsets(section.text, chunks, overlap), strict=True):
-        start, end = section.start + offset, section.start + offset + len(chunk)
-        if doc is None:
-            children.append(
-                Section(chunk, list(path), start, end, section.page_start, section.page_end)
-            )
-        else:
-            children.append(_to_section(doc, start, end, list(path)))
-    return children
-
-
-def _chunk_offsets(source: str, chunks: list[str], overlap: int) -> list[int]:
-    """Locate where each of the splitter's ``chunks`` starts in ``source``.
-
-    A chunk starts no later than the first text after the previous chunk (the splitter
-    loses nothing) and, as the splitter overlaps at most ``overlap`` characters, no
-    earlier than ``overlap`` before the previous chunk's end. The first occurrence in
-    that window is the true one unless the text repeats itself; if that guess leaves the
-    end uncovered, the last occurrence in the window is taken instead, which always
-    covers every non-whitespace character.
-    """
-    offsets: list[int] = []
-    for take_last in (False, True):
-        offsets = []
-        prev_start = prev_end = 0
-        for chunk in chunks:
-            limit = _next_text(source, prev_end) + len(chunk)
-            if take_last:
-                offset = source.rfind(chunk, prev_start, limit)
-            else:
-                offset = source.find(chunk, max(prev_start, prev_end - overlap), limit)
-            if offset < 0:
-                offset = source.rfind(chunk, 0, limit)
-            offsets.append(offset)
-            prev_start, prev_end = offset, offset + len(chunk)
-        if prev_end == len(source.rstrip()):
-            break
-    return offsets
-
-
-def _to_section(doc: LoadedDocument, start: int, end: int, path: list[str]) -> Section:
+def _to_section(
+    doc: LoadedDocument, start: int, end: int, path: list[str], kind: str = "body"
+) -> Section:
     page_start, page_end = doc.pages_between(start, end)
-    return Section(doc.markdown[start:end], path, start, end, page_start, page_end)
+    return Section(doc.markdown[start:end], path, start, end, page_start, page_end, kind)
 
 
-def _next_text(text: str, pos: int) -> int:
-    """Return the offset of the first non-whitespace character at or after ``pos``."""
-    match = _NON_SPACE.search(text, pos)
-    return match.start() if match else len(text)
+def _kind_changes(doc: LoadedDocument) -> list[tuple[int, str]]:
+    """``(offset, kind)`` wherever the page kind changes, from ``doc.page_kinds``."""
+    changes: list[tuple[int, str]] = []
+    current = "body"
+    for span in doc.page_spans:
+        kind = doc.page_kinds.get(span.page, "body")
+        if kind != current:
+            changes.append((span.start, kind))
+            current = kind
+    return changes
+
+
+def _by_page_kind(text: str, units: list[_Unit], changes: list[tuple[int, str]]) -> list[_Unit]:
+    """Cut units where the page kind changes and give each unit its kind."""
+    if not changes:
+        return units
+    offsets = [offset for offset, _ in changes]
+    result: list[_Unit] = []
+    for unit in units:
+        bounds = [unit.start, *(o for o in offsets if unit.start < o < unit.end), unit.end]
+        for a, b in pairwise(bounds):
+            at = bisect_right(offsets, a) - 1
+            kind = changes[at][1] if at >= 0 else "body"
+            result.append(_unit(text, a, b, unit.path, unit.group, kind))
+    return result
 
 
 # --- headings ---------------------------------------------------------------------------
@@ -228,8 +208,11 @@ def _heading_units(text: str) -> list[_Unit]:
     return units
 
 
-def _unit(text: str, start: int, end: int, path: tuple[str, ...], group: int) -> _Unit:
-    return _Unit(start, end, path, group, blank=not text[start:end].strip())
+def _unit(
+    text: str, start: int, end: int, path: tuple[str, ...], group: int, kind: str = "body"
+) -> _Unit:
+    filled = len(text[start:end].strip())
+    return _Unit(start, end, path, group, not filled, filled, kind)
 
 
 # --- splitting long sections --------------------------------------------------------------
@@ -240,7 +223,7 @@ def _split_unit(text: str, unit: _Unit, max_chars: int) -> list[_Unit]:
     if unit.size <= max_chars:
         return [unit]
     bounds = [unit.start, *_cut_points(text, unit.start, unit.end, max_chars), unit.end]
-    return [_unit(text, a, b, unit.path, unit.group) for a, b in pairwise(bounds)]
+    return [_unit(text, a, b, unit.path, unit.group, unit.kind) for a, b in pairwise(bounds)]
 
 
 def _cut_points(text: str, start: int, end: int, max_chars: int) -> list[int]:
@@ -281,8 +264,8 @@ def _needs_merge(unit: _Unit, min_chars: int) -> bool:
     return unit.blank or unit.size < min_chars
 
 
-def _join(first: _Unit, second: _Unit) -> _Unit:
-    if first.blank:
+def _join(text: str, first: _Unit, second: _Unit, tiny: int = 0) -> _Unit:
+    if first.blank or first.filled < tiny:
         path = second.path
     elif second.blank:
         path = first.path
@@ -294,11 +277,12 @@ def _join(first: _Unit, second: _Unit) -> _Unit:
         ):
             common += 1
         path = first.path[:common]
-    return _Unit(first.start, second.end, path, first.group, first.blank and second.blank)
+    kind = second.kind if first.blank else first.kind
+    return _unit(text, first.start, second.end, path, first.group, kind)
 
 
 def _merge_forward(
-    units: list[_Unit], min_chars: int, max_chars: int, *, same_group: bool
+    text: str, units: list[_Unit], min_chars: int, max_chars: int, *, same_group: bool
 ) -> list[_Unit]:
     """Merge each small unit into the one after it, while the result fits."""
     merged: list[_Unit] = []
@@ -307,31 +291,48 @@ def _merge_forward(
             merged
             and _needs_merge(merged[-1], min_chars)
             and merged[-1].size + unit.size <= max_chars
+            and merged[-1].kind == unit.kind
             and (not same_group or merged[-1].group == unit.group)
         ):
-            merged[-1] = _join(merged[-1], unit)
+            merged[-1] = _join(text, merged[-1], unit)
         else:
             merged.append(unit)
     return merged
 
 
-def _merge_backward(units: list[_Unit], min_chars: int, max_chars: int) -> list[_Unit]:
+def _merge_backward(text: str, units: list[_Unit], min_chars: int, max_chars: int) -> list[_Unit]:
     """Merge each small unit into the one before it, while the result fits."""
     merged: list[_Unit] = []
     for unit in units:
-        if merged and _needs_merge(unit, min_chars) and merged[-1].size + unit.size <= max_chars:
-            merged[-1] = _join(merged[-1], unit)
+        if (
+            merged
+            and _needs_merge(unit, min_chars)
+            and merged[-1].size + unit.size <= max_chars
+            and merged[-1].kind == unit.kind
+        ):
+            merged[-1] = _join(text, merged[-1], unit)
         else:
             merged.append(unit)
     return merged
 
 
-def _absorb_blanks(text: str, units: list[_Unit], max_chars: int) -> list[_Unit]:
-    """Join any whitespace-only unit left with a neighbour, then re-split to fit."""
+def _absorb_blanks(text: str, units: list[_Unit], max_chars: int, tiny: int) -> list[_Unit]:
+    """Join whitespace-only and tiny units with a neighbour, then re-split to fit.
+
+    A tiny unit (under ``tiny`` characters of text: a heading alone) joins the unit after
+    it; the last one joins the unit before it.
+    """
     result: list[_Unit] = []
-    for unit in units:
-        if result and (result[-1].blank or unit.blank):
-            result.extend(_split_unit(text, _join(result.pop(), unit), max_chars))
+    for position, unit in enumerate(units):
+        last = position == len(units) - 1
+        if result and (
+            result[-1].blank
+            or unit.blank
+            or result[-1].filled < tiny
+            or (unit.filled < tiny and last)
+        ):
+            joined = _join(text, result.pop(), unit, tiny)
+            result.extend(_split_unit(text, joined, max_chars))
         else:
             result.append(unit)
     return result

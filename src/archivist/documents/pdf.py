@@ -3,22 +3,33 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pymupdf
 
+from archivist.documents.ocr import ocr_page
+from archivist.documents.pdf_headings import (
+    OutlineEntry,
+    apply_heuristic_headings,
+    apply_outline,
+)
+from archivist.documents.pdf_markup import clean_page, drop_running_lines, page_kind
 from archivist.types import LoadedDocument, LoadError, PageSpan
 
+OcrMode = Literal["auto", "off", "force"]
 PAGE_SEPARATOR = "\n\n"
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 
-def load_pdf(path: Path, data: bytes) -> LoadedDocument:
+def load_pdf(path: Path, data: bytes, ocr: OcrMode = "auto") -> LoadedDocument:
     """Convert the PDF bytes ``data`` (read from ``path``) to Markdown with one span per page.
 
     Pages are joined with ``PAGE_SEPARATOR``; each ``PageSpan`` covers exactly one page's
-    text (the separators belong to no page), pages without text get no span.
+    text (the separators belong to no page), pages without text get no span. With ``ocr``
+    ``"auto"`` a page without extractable text but with an image is read by OCR; ``"force"``
+    reads every page by OCR, ``"off"`` none.
     Raises ``LoadError`` for a corrupt, encrypted or text-less PDF.
     """
     try:
@@ -32,47 +43,104 @@ def load_pdf(path: Path, data: bytes) -> LoadedDocument:
         if page_count == 0:
             raise LoadError(f"{path}: corrupt or unreadable PDF (no pages)")
         try:
-            has_text = any(page.get_text().strip() for page in doc.pages())
+            with_text = [bool(page.get_text().strip()) for page in doc.pages()]
+            scanned = [
+                i for i, page in enumerate(doc.pages()) if not with_text[i] and page.get_images()
+            ]
         except Exception as exc:
             raise LoadError(f"{path}: corrupt or unreadable PDF ({_short(exc)})") from None
-        if not has_text:
+        to_ocr = {"auto": scanned, "off": [], "force": list(range(page_count))}[ocr]
+        if not any(with_text) and not to_ocr:
             if doc.is_repaired:
                 raise LoadError(f"{path}: corrupt or damaged PDF (no extractable text)")
-            raise LoadError(f"{path}: no extractable text (scanned PDF? OCR is not supported)")
-        chunks = _to_page_chunks(path, doc)
+            hint = "set ocr = auto to read scanned pages" if scanned else "nothing to read"
+            raise LoadError(f"{path}: no extractable text ({hint})")
+        text_pages = [i for i in range(page_count) if with_text[i] and i not in set(to_ocr)]
+        chunks = _to_page_chunks(path, doc, text_pages) if text_pages else []
+        started = time.perf_counter()
+        chunks += [{"metadata": {"page": i + 1}, "text": _ocr(path, doc, i)} for i in to_ocr]
+        ocr_seconds = time.perf_counter() - started
+        chunks.sort(key=lambda chunk: int(chunk["metadata"]["page"]))
+        outline = [(int(e[0]), str(e[1]), int(e[2])) for e in doc.get_toc(simple=True)]
         title = str((doc.metadata or {}).get("title") or "").strip() or path.stem
 
-    markdown, spans = _join_pages(chunks)
+    pages = [
+        (_page_number(chunk, i), str(chunk.get("text") or "")) for i, chunk in enumerate(chunks)
+    ]
+    texts, kinds = structure_pages(pages, outline)
+    markdown, spans = _join_pages([number for number, _ in pages], texts)
     if not markdown.strip():
-        raise LoadError(f"{path}: no extractable text (scanned PDF? OCR is not supported)")
+        reason = "even with OCR" if to_ocr else "scanned PDF? set ocr = auto"
+        raise LoadError(f"{path}: no extractable text ({reason})")
     return LoadedDocument(
-        path=str(path), markdown=markdown, page_spans=spans, page_count=page_count, title=title
+        path=str(path),
+        markdown=markdown,
+        page_spans=spans,
+        page_count=page_count,
+        title=title,
+        page_kinds=kinds,
+        ocr_pages=len(to_ocr),
+        ocr_seconds=ocr_seconds,
     )
 
 
-def _to_page_chunks(path: Path, doc: Any) -> list[dict[str, Any]]:
+def structure_pages(
+    pages: list[tuple[int, str]], outline: list[OutlineEntry]
+) -> tuple[list[str], dict[int, str]]:
+    """Clean each page's Markdown, flag contents/index pages, and mark the real headings.
+
+    ``pages`` holds ``(page number, markdown)``; returns the new texts (same order) and the
+    flagged pages as ``{page number: "contents" | "index"}``.
+    """
+    numbers = [number for number, _ in pages]
+    texts = [clean_page(text) for _, text in pages]
+    kinds: dict[int, str] = {}
+    for number, text in zip(numbers, texts, strict=True):
+        if kind := page_kind(text, kinds.get(number - 1)):
+            kinds[number] = kind
+    texts = drop_running_lines(texts)
+    if outline:
+        texts = apply_outline(texts, numbers, outline)
+    else:
+        texts = apply_heuristic_headings(texts, numbers, set(kinds))
+    return texts, kinds
+
+
+def _ocr(path: Path, doc: Any, index: int) -> str:
+    try:
+        return ocr_page(doc[index])
+    except LoadError as exc:
+        raise LoadError(f"{path}: {exc}") from None
+    except Exception as exc:
+        raise LoadError(f"{path}: OCR failed on page {index + 1} ({_short(exc)})") from None
+
+
+def _page_number(chunk: dict[str, Any], index: int) -> int:
+    return int((chunk.get("metadata") or {}).get("page") or index + 1)
+
+
+def _to_page_chunks(path: Path, doc: Any, pages: list[int]) -> list[dict[str, Any]]:
     import pymupdf4llm  # imported lazily: it pulls in the layout package at import time
 
     pymupdf4llm.use_layout(False)
     try:
-        chunks = pymupdf4llm.to_markdown(doc, page_chunks=True, show_progress=False)
+        chunks = pymupdf4llm.to_markdown(doc, pages=pages, page_chunks=True, show_progress=False)
     except Exception as exc:
         raise LoadError(f"{path}: could not convert PDF to Markdown ({_short(exc)})") from None
     return list(chunks)
 
 
-def _join_pages(chunks: list[dict[str, Any]]) -> tuple[str, list[PageSpan]]:
+def _join_pages(numbers: list[int], texts: list[str]) -> tuple[str, list[PageSpan]]:
     parts: list[str] = []
     spans: list[PageSpan] = []
     offset = 0
-    for index, chunk in enumerate(chunks):
-        text = _LEADING_BLANK_LINES.sub("", str(chunk.get("text") or "")).rstrip()
+    for page, raw in zip(numbers, texts, strict=True):
+        text = _LEADING_BLANK_LINES.sub("", raw).rstrip()
         if not text:
             continue
         if parts:
             parts.append(PAGE_SEPARATOR)
             offset += len(PAGE_SEPARATOR)
-        page = int((chunk.get("metadata") or {}).get("page") or index + 1)
         spans.append(PageSpan(start=offset, end=offset + len(text), page=page))
         parts.append(text)
         offset += len(text)

@@ -23,6 +23,7 @@ from archivist.index.vectors import (
     DENSE,
     RRF_K,
     SPARSE,
+    UNSEARCHED_KINDS,
     UPSERT_BATCH,
     LibraryInUse,
     VectorHit,
@@ -214,7 +215,7 @@ class EdgeVectorStore:
         shard = self._shard(collection)
         if shard is None:
             return []
-        flt = _document_filter(document_ids) if document_ids else None
+        flt = _search_filter(document_ids)
         dense_query = qe.Query.Nearest([float(x) for x in dense or []], using=DENSE)
         sparse_query = (
             qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), SPARSE)
@@ -255,6 +256,14 @@ class EdgeVectorStore:
         """Flush and close every shard, then release the library lock."""
         self.close_shards()
         self._lock.release()
+
+
+def _search_filter(document_ids: list[str] | None) -> qe.Filter:
+    """Only the given documents (all when None), never a table of contents or an index."""
+    return qe.Filter(
+        must=_document_filter(document_ids).must if document_ids else None,
+        must_not=[qe.FieldCondition(key="kind", match=qe.MatchAny(list(UNSEARCHED_KINDS)))],
+    )
 
 
 def _document_filter(document_ids: list[str]) -> qe.Filter:

@@ -6,9 +6,12 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from archivist.types import ArchivistError
+
+if TYPE_CHECKING:
+    from archivist.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -112,3 +115,27 @@ class SentenceTransformerEmbedder:
     def embed_query(self, text: str) -> list[float]:
         """The vector of one query."""
         return self.embed_documents([text])[0]
+
+
+_ONNX_EMBEDDERS: dict[tuple[str, bool], Embedder] = {}
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings ask for (ONNX sessions are shared within a process).
+
+    The ONNX backend needs a local model folder (the bundled default is one); for a model
+    known only by its hub name it falls back to sentence-transformers.
+    """
+    name, batch = settings.embedding_model, settings.embedding_batch_size
+    backend = settings.embedding_backend
+    if backend != "torch" and (bundled_model_path(name) or Path(name).is_dir()):
+        from archivist.index.onnx_embeddings import OnnxEmbedder
+
+        key = (name, backend == "onnx-int8")
+        with _MODELS_LOCK:
+            if key not in _ONNX_EMBEDDERS:
+                _ONNX_EMBEDDERS[key] = OnnxEmbedder(name, batch, quantized=key[1])
+            return _ONNX_EMBEDDERS[key]
+    if backend != "torch":
+        log.info("model %s is not a local folder: using sentence-transformers", name)
+    return SentenceTransformerEmbedder(name, batch)

@@ -17,6 +17,7 @@ from archivist.index.vectors import (
     DENSE,
     RRF_K,
     SPARSE,
+    UNSEARCHED_KINDS,
     UPSERT_BATCH,
     VectorHit,
     child_payload,
@@ -149,7 +150,7 @@ class QdrantServerStore:
         """Dense, BM25 or hybrid (RRF over both) search; no threshold on scores."""
         if not self.exists(collection):
             return []
-        flt = _document_filter(document_ids) if document_ids else None
+        flt = _search_filter(document_ids)
         dense_query = [float(x) for x in dense or []]
         sparse_query = (
             models.SparseVector(indices=sparse.indices, values=sparse.values)
@@ -185,6 +186,16 @@ class QdrantServerStore:
     def close(self) -> None:
         """Close the client."""
         self.client.close()
+
+
+def _search_filter(document_ids: list[str] | None) -> models.Filter:
+    """Only the given documents (all when None), never a table of contents or an index."""
+    return models.Filter(
+        must=_document_filter(document_ids).must if document_ids else None,
+        must_not=[
+            models.FieldCondition(key="kind", match=models.MatchAny(any=list(UNSEARCHED_KINDS)))
+        ],
+    )
 
 
 def _document_filter(document_ids: list[str]) -> models.Filter:

@@ -11,7 +11,7 @@ import logging
 import threading
 
 from archivist.index.catalog import Catalog
-from archivist.index.embeddings import Embedder, SentenceTransformerEmbedder
+from archivist.index.embeddings import Embedder, make_embedder
 from archivist.index.engines import open_vector_store
 from archivist.index.sparse import BM25Encoder, SparseVector
 from archivist.index.vectors import VectorStore
@@ -71,9 +71,7 @@ class DocumentStore:
     def embedder(self) -> Embedder:
         """The dense model, loaded on first use (listing and removing never load it)."""
         if self._embedder is None:
-            self._embedder = SentenceTransformerEmbedder(
-                self.settings.embedding_model, self.settings.embedding_batch_size
-            )
+            self._embedder = make_embedder(self.settings)
         return self._embedder
 
     def collection_name(self, collection: str | None) -> str:

@@ -29,6 +29,8 @@ RRF_K = 60
 DENSE = "dense"
 SPARSE = "bm25"
 UPSERT_BATCH = 256
+UNSEARCHED_KINDS = ("contents", "index")
+"""Children of these kinds (a table of contents, an index) are stored but never searched."""
 _ID_NAMESPACE = uuid.UUID("6f1c1e9e-5a7e-4c55-9a43-6a7c0b1d2e3f")
 
 
@@ -128,4 +130,5 @@ def child_payload(child: Child, document_name: str) -> dict[str, Any]:
         "heading_path": child.heading_path,
         "page_start": child.page_start,
         "page_end": child.page_end,
+        "kind": child.kind,
     }

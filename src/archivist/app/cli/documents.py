@@ -52,6 +52,9 @@ def _print_summary(report: IngestReport) -> None:
         f"replaced {counts['replaced']} · failed {counts['failed']} · "
         f"skipped {counts['skipped']}"
     )
+    ocr_pages = sum(r.ocr_pages for r in report.results)
+    if ocr_pages:
+        console.print(f"OCR: {ocr_pages} pages in {report.timings['ocr']:.1f} s")
     for result in report.of(IngestOutcome.FAILED):
         console.print(f"[red]failed[/red]  {result.path}: {result.reason}")
     for result in report.of(IngestOutcome.SKIPPED):
@@ -69,23 +72,33 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Add documents; unchanged files are skipped, changed ones replaced."""
         with user_errors(), open_app_or_server(data_dir, collection) as application:
-            totals = {"pages": 0, "chunks": 0}
+            totals = {"pages": 0, "chunks": 0, "ocr_pages": 0, "ocr_s": 0.0}
             progress = Progress(
                 TextColumn("[bold]ingest[/bold]"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("files · {task.fields[pages]} pages · {task.fields[chunks]} chunks"),
+                TextColumn(
+                    "files · {task.fields[pages]} pages · {task.fields[chunks]} chunks"
+                    "{task.fields[ocr]}"
+                ),
                 TimeElapsedColumn(),
                 TextColumn("{task.description}"),
                 console=err_console,
                 transient=False,
             )
             with progress:
-                task = progress.add_task("", total=None, pages=0, chunks=0)
+                task = progress.add_task("", total=None, pages=0, chunks=0, ocr="")
 
                 def on_file(event: IngestProgress) -> None:
                     totals["pages"] += event.pages
                     totals["chunks"] += event.chunks
+                    totals["ocr_pages"] += event.ocr_pages
+                    totals["ocr_s"] += event.ocr_seconds
+                    ocr = (
+                        f" · OCR {totals['ocr_pages']:.0f} pages {totals['ocr_s']:.1f} s"
+                        if totals["ocr_pages"]
+                        else ""
+                    )
                     progress.update(
                         task,
                         total=event.files_total,
@@ -93,6 +106,7 @@ def register(app: typer.Typer) -> None:
                         description=Path(event.path).name,
                         pages=totals["pages"],
                         chunks=totals["chunks"],
+                        ocr=ocr,
                     )
 
                 report = application.ingest.files(paths, collection, progress=on_file)

@@ -1,0 +1,153 @@
+"""Full ingest of the real PDFs against the naive path, side by side in one run.
+
+Naive path: pymupdf4llm converts the PDFs one after another, then sentence-transformers
+(torch) embeds the very chunks Archivist made. Archivist: ``Library.ingest`` as users run
+it (conversion pool, overlap with embedding, ONNX Runtime), OCR off. Model loading is
+excluded on both sides. Also prints the embedding throughput of each backend on the same
+1,000 chunks, and the machine's load average, since other work may share the cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from archivist.application import Application
+from archivist.documents.chunked import embedding_text
+from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.index.onnx_embeddings import OnnxEmbedder
+from archivist.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL = "all-MiniLM-L6-v2"
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.1f}/{five:.1f}/{fifteen:.1f} on {os.cpu_count()} cores"
+
+
+def archivist_ingest(pdfs: Path, backend: str) -> tuple[float, dict[str, float], list[str]]:
+    """Wall time of a full ingest, its time split, and the texts it embedded."""
+    workdir = Path(tempfile.mkdtemp(prefix="archivist-speed-"))
+    try:
+        settings = Settings(data_dir=workdir, ocr="off", embedding_backend=backend)  # type: ignore[arg-type]
+        with Application(settings) as library:
+            library.store.embedder.embed_query("warm up")  # model load is not ingest time
+            started = time.perf_counter()
+            report = library.ingest.files([pdfs])
+            wall = time.perf_counter() - started
+            assert report.counts["failed"] == 0, report.results
+            texts = [
+                embedding_text(child, doc.name)
+                for doc in library.store.documents()
+                for child in library.store.children_of(doc.document_id)
+            ]
+        return wall, dict(report.timings), texts
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def naive_ingest(pdfs: Path, texts: list[str], model: SentenceTransformerEmbedder) -> dict:
+    import pymupdf4llm
+
+    pymupdf4llm.use_layout(False)
+    started = time.perf_counter()
+    for path in sorted(pdfs.glob("*.pdf")):
+        pymupdf4llm.to_markdown(str(path), page_chunks=True, show_progress=False)
+    conversion = time.perf_counter() - started
+    started = time.perf_counter()
+    model.embed_documents(texts)
+    embedding = time.perf_counter() - started
+    return {"conversion_s": conversion, "embedding_s": embedding, "total_s": conversion + embedding}
+
+
+def throughput(texts: list[str], embedders: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """chunks/s (wall and per CPU second) of each backend, and cosine to the torch vectors."""
+    figures: dict[str, dict[str, float]] = {}
+    reference = None
+    for name, embedder in embedders.items():
+        cpu, wall = time.process_time(), time.perf_counter()
+        vectors = np.array(embedder.embed_documents(texts))
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        figures[name] = {"chunks_per_s": len(texts) / wall, "chunks_per_cpu_s": len(texts) / cpu}
+        if reference is None:
+            reference = vectors
+        else:
+            cosine = (vectors * reference).sum(axis=1)
+            figures[name] |= {
+                "cosine_mean": float(cosine.mean()),
+                "cosine_min": float(cosine.min()),
+            }
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pdfs", type=Path, default=REPO.parent / "shared" / "eval" / "pdfs")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--levers", action="store_true", help="also ingest with the torch backend")
+    args = parser.parse_args()
+    print(f"load before: {load()}", flush=True)
+    torch_model = SentenceTransformerEmbedder(MODEL)
+    torch_model.embed_query("warm up")
+    wall, split, texts = archivist_ingest(args.pdfs, "onnx")
+    print(f"archivist: {len(texts)} chunks in {wall:.1f} s (load {load()})", flush=True)
+    naive = naive_ingest(args.pdfs, texts, torch_model)
+    print(
+        f"naive: conversion {naive['conversion_s']:.1f} s + embedding {naive['embedding_s']:.1f} s"
+        f" = {naive['total_s']:.1f} s (load {load()})",
+        flush=True,
+    )
+    figures: dict[str, Any] = {
+        "chunks": len(texts),
+        "archivist_s": wall,
+        "archivist_split_s": split,
+        "naive": naive,
+        "ratio": wall / naive["total_s"],
+    }
+    if args.levers:
+        torch_wall, torch_split, _ = archivist_ingest(args.pdfs, "torch")
+        figures["archivist_torch_backend_s"] = torch_wall
+        figures["archivist_torch_backend_split_s"] = torch_split
+        print(f"archivist, torch backend: {torch_wall:.1f} s", flush=True)
+    sample = texts[:: max(1, len(texts) // 1000)][:1000]
+    figures["throughput"] = throughput(
+        sample,
+        {
+            "torch": torch_model,
+            "onnx": OnnxEmbedder(MODEL, quantized=False),
+            "onnx-int8": OnnxEmbedder(MODEL, quantized=True),
+        },
+    )
+    figures["load_after"] = load()
+    print(f"archivist / naive = {figures['ratio']:.2f} (goal <= 0.50)")
+    split_text = ", ".join(f"{k} {v:.1f} s" for k, v in split.items())
+    print(f"archivist split: {split_text}")
+    for name, row in figures["throughput"].items():
+        extra = (
+            f", cosine to torch {row['cosine_mean']:.4f} (min {row['cosine_min']:.4f})"
+            if ("cosine_mean" in row)
+            else ""
+        )
+        print(
+            f"embedding {name:<9} {row['chunks_per_s']:.0f} chunks/s, "
+            f"{row['chunks_per_cpu_s']:.0f} chunks per CPU s on {len(sample)} chunks{extra}"
+        )
+    print(f"load after: {figures['load_after']}")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

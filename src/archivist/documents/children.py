@@ -1,0 +1,134 @@
+"""Cut a parent section into children small enough to embed: pure functions, no I/O.
+
+See :func:`split_children` for the rules; :mod:`archivist.documents.chunking` makes parents.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+from archivist.documents.tables import Block, blocks, split_table
+from archivist.types import LoadedDocument, Section
+
+__all__ = ["MIN_TEXT", "split_children"]
+
+MIN_TEXT = 50
+"""The fewest characters of text (whitespace aside) a parent or child should have."""
+
+_NON_SPACE = re.compile(r"\S")
+
+
+def split_children(
+    section: Section, size: int = 500, overlap: int = 100, doc: LoadedDocument | None = None
+) -> list[Section]:
+    """Cut a parent into overlapping children of about ``size`` characters.
+
+    Text between tables goes through LangChain's ``RecursiveCharacterTextSplitter``; each
+    chunk is located in the parent, so a child's ``start``/``end`` are offsets in the
+    document and its ``text`` equals ``doc.markdown[start:end]`` -- except a table piece
+    after the first, whose text starts with the table's header rows. Together the children
+    cover every non-whitespace character of the parent; none is whitespace only. A child
+    is longer than ``size`` only when it absorbed a neighbour under ``MIN_TEXT`` (by at most
+    ``2 * MIN_TEXT``) or holds a single table row longer than ``size``. Children keep the
+    parent's heading path and kind. Their pages come from ``doc`` when given, else they
+    are the parent's pages.
+    """
+    splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap)
+    pieces: list[tuple[int, int, str]] = []  # (start, end) in section.text, header
+    for block in blocks(section.text):
+        if block.is_table:
+            pieces += [(p.start, p.end, p.header) for p in split_table(section.text, block, size)]
+        else:
+            pieces += _text_pieces(section.text, block, splitter, overlap)
+    pieces = _merge_small(section.text, pieces, size + 2 * MIN_TEXT)
+    children: list[Section] = []
+    for start, end, header in pieces:
+        text = header + section.text[start:end]
+        start, end = section.start + start, section.start + end
+        if doc is None:
+            pages = (section.page_start, section.page_end)
+        else:
+            pages = doc.pages_between(start, end)
+        children.append(
+            Section(text, list(section.heading_path), start, end, *pages, kind=section.kind)
+        )
+    return children
+
+
+def _text_pieces(
+    text: str, block: Block, splitter: RecursiveCharacterTextSplitter, overlap: int
+) -> list[tuple[int, int, str]]:
+    source = text[block.start : block.end]
+    chunks = splitter.split_text(source)
+    offsets = _chunk_offsets(source, chunks, overlap)
+    return [
+        (block.start + offset, block.start + offset + len(chunk), "")
+        for chunk, offset in zip(chunks, offsets, strict=True)
+    ]
+
+
+def _merge_small(
+    text: str, pieces: list[tuple[int, int, str]], limit: int
+) -> list[tuple[int, int, str]]:
+    """Join each piece with under ``MIN_TEXT`` characters of text to a neighbour.
+
+    The next piece is preferred (the previous one at the end), and only while the joined
+    slice stays within ``limit`` characters.
+    """
+    merged: list[tuple[int, int, str]] = []
+    carry: tuple[int, int, str] | None = None
+    for piece in pieces:
+        if carry is not None:
+            if max(carry[1], piece[1]) - carry[0] <= limit:
+                piece = (carry[0], max(carry[1], piece[1]), carry[2])
+            else:
+                merged.append(carry)
+            carry = None
+        if len(text[piece[0] : piece[1]].strip()) < MIN_TEXT:
+            carry = piece
+        else:
+            merged.append(piece)
+    if carry is not None:
+        if merged and max(merged[-1][1], carry[1]) - merged[-1][0] <= limit:
+            last = merged.pop()
+            merged.append((last[0], max(last[1], carry[1]), last[2]))
+        else:
+            merged.append(carry)
+    return merged
+
+
+def _chunk_offsets(source: str, chunks: list[str], overlap: int) -> list[int]:
+    """Locate where each of the splitter's ``chunks`` starts in ``source``.
+
+    A chunk starts no later than the first text after the previous chunk (the splitter
+    loses nothing) and, as the splitter overlaps at most ``overlap`` characters, no
+    earlier than ``overlap`` before the previous chunk's end. The first occurrence in
+    that window is the true one unless the text repeats itself; if that guess leaves the
+    end uncovered, the last occurrence in the window is taken instead, which always
+    covers every non-whitespace character.
+    """
+    offsets: list[int] = []
+    for take_last in (False, True):
+        offsets = []
+        prev_start = prev_end = 0
+        for chunk in chunks:
+            limit = _next_text(source, prev_end) + len(chunk)
+            if take_last:
+                offset = source.rfind(chunk, prev_start, limit)
+            else:
+                offset = source.find(chunk, max(prev_start, prev_end - overlap), limit)
+            if offset < 0:
+                offset = source.rfind(chunk, 0, limit)
+            offsets.append(offset)
+            prev_start, prev_end = offset, offset + len(chunk)
+        if prev_end == len(source.rstrip()):
+            break
+    return offsets
+
+
+def _next_text(text: str, pos: int) -> int:
+    """Return the offset of the first non-whitespace character at or after ``pos``."""
+    match = _NON_SPACE.search(text, pos)
+    return match.start() if match else len(text)

@@ -1,0 +1,164 @@
+"""The same sentence-transformers model run by ONNX Runtime, optionally int8-quantised.
+
+The model is exported once from its local folder with torch (already installed) and,
+for ``int8``, quantised with ONNX Runtime's dynamic quantisation; both files are cached
+under ``ARCHIVIST_CACHE`` (default ``~/.cache/archivist``). Inference reproduces what
+sentence-transformers does for all-MiniLM-L6-v2: truncation at the model's
+``max_seq_length``, mean pooling over the attention mask, L2 normalisation. Texts are
+sorted by length before batching so that little padding is computed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from archivist.index.embeddings import bundled_model_path
+from archivist.types import ArchivistError
+
+__all__ = ["OnnxEmbedder", "onnx_model_file"]
+
+_LOCK = threading.Lock()
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("ARCHIVIST_CACHE") or Path.home() / ".cache" / "archivist"
+    return Path(root) / "onnx"
+
+
+def _model_dir(name: str) -> Path:
+    bundled = bundled_model_path(name)
+    if bundled is not None:
+        return bundled
+    path = Path(name)
+    if path.is_dir():
+        return path
+    raise ArchivistError(
+        f"the ONNX backend needs a local model folder or the bundled model, not '{name}'"
+    )
+
+
+def onnx_model_file(name: str, quantized: bool) -> Path:
+    """The ONNX file for model ``name`` (exported and quantised on first use)."""
+    source = _model_dir(name)
+    weights = source / "model.safetensors"
+    stamp = hashlib.sha256(f"{source}:{weights.stat().st_mtime_ns}".encode()).hexdigest()[:12]
+    folder = _cache_dir() / f"{source.name}-{stamp}"
+    fp32 = folder / "model.onnx"
+    int8 = folder / "model-int8.onnx"
+    with _LOCK:
+        if not fp32.exists():
+            _export(source, fp32)
+        if quantized and not int8.exists():
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            partial = int8.with_suffix(f".{os.getpid()}.part")  # processes may race
+            quantize_dynamic(str(fp32), str(partial), weight_type=QuantType.QInt8)
+            partial.replace(int8)
+    return int8 if quantized else fp32
+
+
+def _export(source: Path, target: Path) -> None:
+    import torch
+    from transformers import AutoModel
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    bert = AutoModel.from_pretrained(str(source)).eval()
+
+    class _Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            )[0]
+
+    model = _Encoder().eval()
+    sample = torch.ones((1, 8), dtype=torch.long)
+    partial = target.with_suffix(f".{os.getpid()}.part")  # processes may race
+    axes = {0: "batch", 1: "tokens"}
+    with torch.no_grad():
+        torch.onnx.export(
+            model,
+            (sample, sample, torch.zeros_like(sample)),
+            str(partial),
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                "input_ids": axes,
+                "attention_mask": axes,
+                "token_type_ids": axes,
+                "last_hidden_state": axes,
+            },
+            opset_version=17,
+            dynamo=False,
+        )
+    partial.replace(target)
+
+
+class OnnxEmbedder:
+    """``Embedder`` on ONNX Runtime: fp32, or int8 (``quantized``), same vectors' meaning."""
+
+    def __init__(
+        self, name: str, batch_size: int = 64, quantized: bool = True, threads: int = 0
+    ) -> None:
+        import onnxruntime
+        from transformers import AutoTokenizer
+
+        self.name = name
+        self.batch_size = batch_size
+        source = _model_dir(name)
+        self._tokenizer = AutoTokenizer.from_pretrained(str(source))
+        self._tokenizer_lock = threading.Lock()  # a fast tokenizer is not re-entrant
+        config = json.loads((source / "sentence_bert_config.json").read_text())
+        self._max_length = int(config.get("max_seq_length", 256))
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(onnx_model_file(name, quantized)), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._dimension = int(json.loads((source / "config.json").read_text())["hidden_size"])
+
+    @property
+    def dimension(self) -> int:
+        """The model's output size."""
+        return self._dimension
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for many texts: sorted by length, batched, returned in input order."""
+        import numpy as np
+
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        vectors: list[Any] = [None] * len(texts)
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            with self._tokenizer_lock:
+                encoded = self._tokenizer(
+                    [texts[i] for i in batch],
+                    padding=True,
+                    truncation=True,
+                    max_length=self._max_length,
+                    return_tensors="np",
+                )
+            feeds = {k: v.astype(np.int64) for k, v in encoded.items() if k in self._inputs}
+            if "token_type_ids" in self._inputs and "token_type_ids" not in feeds:
+                feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
+            (hidden,) = self._session.run(["last_hidden_state"], feeds)
+            mask = feeds["attention_mask"][..., None].astype(np.float32)
+            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+            pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            for row, index in enumerate(batch):
+                vectors[index] = pooled[row].tolist()
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of one query."""
+        return self.embed_documents([text])[0]

@@ -1,0 +1,52 @@
+"""The ONNX backend gives the sentence-transformers vectors (fp32) or close ones (int8)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from archivist.index.embeddings import SentenceTransformerEmbedder, make_embedder
+from archivist.index.onnx_embeddings import OnnxEmbedder
+from archivist.settings import Settings
+
+TEXTS = [
+    "How do I read a CSV file into a data frame?",
+    "Netflix reported 117 million streaming memberships in over 190 countries.",
+    "Espresso is brewed by forcing hot water through finely ground coffee. " * 12,
+    "short",
+    "The function read.table reads a file in table format and creates a data frame from it, "
+    "with cases corresponding to lines and variables to fields in the file.",
+]
+
+
+@pytest.fixture(scope="module")
+def fp32() -> OnnxEmbedder:
+    return OnnxEmbedder("all-MiniLM-L6-v2", quantized=False)
+
+
+def test_onnx_fp32_matches_sentence_transformers(
+    fp32: OnnxEmbedder, embedder: SentenceTransformerEmbedder
+) -> None:
+    ours = np.array(fp32.embed_documents(TEXTS))
+    theirs = np.array(embedder.embed_documents(TEXTS))
+    assert ours.shape == theirs.shape == (len(TEXTS), fp32.dimension)
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    assert (ours * theirs).sum(axis=1).min() > 0.9999
+    assert np.allclose(fp32.embed_query(TEXTS[3]), theirs[3], atol=1e-4)
+
+
+@pytest.mark.slow
+def test_onnx_int8_stays_close_and_ranks_alike(embedder: SentenceTransformerEmbedder) -> None:
+    int8 = OnnxEmbedder("all-MiniLM-L6-v2", quantized=True)
+    ours = np.array(int8.embed_documents(TEXTS))
+    theirs = np.array(embedder.embed_documents(TEXTS))
+    assert (ours * theirs).sum(axis=1).min() > 0.9
+    query = np.array(int8.embed_query("read a csv file"))
+    assert int((ours @ query).argmax()) == int((theirs @ np.array(embedder.embed_query(
+        "read a csv file"))).argmax())
+
+
+def test_settings_pick_the_backend(tmp_path) -> None:
+    assert isinstance(make_embedder(Settings(data_dir=tmp_path)), OnnxEmbedder)
+    torch_backend = make_embedder(Settings(data_dir=tmp_path, embedding_backend="torch"))
+    assert isinstance(torch_backend, SentenceTransformerEmbedder)

@@ -1,0 +1,170 @@
+"""PDF structure on the real eval PDFs: headings, clean cells, tables, small chunks, indexes."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from archivist.application import Application
+from archivist.documents.chunking import MIN_TEXT, split_children, split_parents
+from archivist.documents.loaders import load_file
+from archivist.documents.pdf import structure_pages
+from archivist.documents.tables import blocks
+from archivist.settings import Settings
+from archivist.types import LoadedDocument, format_location
+
+REPO = Path(__file__).resolve().parents[1]
+PDFS = Path(os.environ.get("ARCHIVIST_EVAL_DIR") or REPO.parent / "shared" / "eval") / "pdfs"
+
+
+def _real_pdf(name: str) -> Path:
+    path = PDFS / name
+    if not path.is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"eval PDF not found: {path}")
+        pytest.skip(f"eval PDF not found: {path} (set ARCHIVIST_EVAL_DIR)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def netflix() -> LoadedDocument:
+    return load_file(_real_pdf("NETFLIX_2017_10K.pdf"))
+
+
+@pytest.fixture(scope="module")
+def amcor() -> LoadedDocument:
+    return load_file(_real_pdf("AMCOR_2023Q4_EARNINGS.pdf"))
+
+
+@pytest.fixture(scope="module")
+def r_data() -> LoadedDocument:
+    return load_file(_real_pdf("R-data.pdf"))
+
+
+def _children(doc: LoadedDocument) -> list:
+    return [c for p in split_parents(doc) for c in split_children(p, doc=doc)]
+
+
+@pytest.mark.slow
+def test_10k_items_and_parts_become_parent_headings(netflix: LoadedDocument) -> None:
+    paths = [" > ".join(p.heading_path) for p in split_parents(netflix)]
+    assert "PART I > Item 1A. Risk Factors" in paths
+    assert any(p.startswith("PART II > Item 7. Management") for p in paths)
+    assert "PART II > Item 9A. Controls and Procedures" in paths
+    with_item = [p for p in paths if "Item " in p]
+    assert len(with_item) >= 0.6 * len(paths), paths
+    assert "Netflix, Inc." not in paths
+
+
+@pytest.mark.slow
+def test_10k_table_of_contents_is_flagged_and_markup_is_clean(netflix: LoadedDocument) -> None:
+    assert netflix.page_kinds.get(2) == "contents"
+    assert "<u>" not in netflix.markdown
+    assert not re.search(r"\w\*\*\w", netflix.markdown), "bold inside a word"
+    assert not re.search(r"^\**_{8,}\**$", netflix.markdown, re.M), "a rule of underscores"
+
+
+@pytest.mark.slow
+def test_table_cells_carry_no_emphasis(amcor: LoadedDocument) -> None:
+    rows = [line for line in amcor.markdown.split("\n") if line.startswith("|")]
+    assert len(rows) > 20
+    assert [row for row in rows if "**" in row or "<br>" in row or "<u>" in row] == []
+
+
+@pytest.mark.slow
+def test_no_child_under_the_minimum(netflix: LoadedDocument, r_data: LoadedDocument) -> None:
+    for doc in (netflix, r_data):
+        children = _children(doc)
+        small = [c.text for c in children if len(c.text.strip()) < MIN_TEXT]
+        assert small == [], small[:5]
+        assert not [c.text for c in children if c.text.strip() in ("```", "~~~")]
+
+
+@pytest.mark.slow
+def test_a_real_table_split_by_rows_repeats_its_header(amcor: LoadedDocument) -> None:
+    size = 300  # AMCOR's tables are small; a small child size makes them split
+    parent = next(
+        p
+        for p in split_parents(amcor)
+        if any(b.is_table and b.end - b.start > 2 * size for b in blocks(p.text))
+    )
+    table = next(b for b in blocks(parent.text) if b.is_table and b.end - b.start > 2 * size)
+    rows = parent.text[table.start : table.end].split("\n")
+    header = "\n".join(rows[:2])
+    children = split_children(parent, size, 50, doc=amcor)
+    pieces = [c.text[c.text.index(header) :] for c in children if header in c.text]
+    assert len(pieces) >= 2
+    seen: list[str] = []
+    for piece in pieces:
+        lines = piece.rstrip("\n").split("\n")
+        assert all(line in rows for line in lines), "a row was cut"
+        assert len(piece) <= size or len(lines) == 3  # only a lone long row may exceed
+        seen += lines[2:]
+    assert seen == rows[2:]
+
+
+def test_a_table_larger_than_a_child_is_cut_between_rows() -> None:
+    rows = [f"| item {i} | {i * 17} | note number {i} |" for i in range(60)]
+    table = "| name | value | note |\n|---|---|---|\n" + "\n".join(rows)
+    markdown = "# Figures\n\nThe table below lists every figure we measured.\n\n" + table + "\n"
+    doc = LoadedDocument(path="t.md", markdown=markdown)
+    [parent] = split_parents(doc, min_chars=0, max_chars=4000)
+    children = split_children(parent, 500, 100, doc=doc)
+    pieces = [c for c in children if c.text.startswith("| name | value | note |\n|---|")]
+    assert len(pieces) >= 4
+    assert all(len(p.text) <= 500 for p in pieces)
+    body = [line for p in pieces for line in p.text.split("\n")[2:]]
+    assert body == rows
+
+
+@pytest.mark.slow
+def test_outline_headings_and_index_pages(r_data: LoadedDocument) -> None:
+    paths = {" > ".join(p.heading_path) for p in split_parents(r_data)}
+    assert "7 Connections > 7.5 Binary connections" in paths
+    assert r_data.page_kinds.get(3) == "contents"
+    index_pages = [page for page, kind in r_data.page_kinds.items() if kind == "index"]
+    assert index_pages and min(index_pages) > 30
+    flagged = [p for p in split_parents(r_data) if p.kind != "body"]
+    assert flagged and all(
+        p.page_start in r_data.page_kinds and p.page_end in r_data.page_kinds for p in flagged
+    )
+
+
+def test_code_block_running_over_a_heading_is_closed() -> None:
+    pages = [(1, "Intro text\n\n```\n  x <- 1\n\n### **2.1 Next part**\n\n```\n\nBody text.\n")]
+    [text], _ = structure_pages(pages, [(1, "2 Part", 1), (2, "Next part", 1)])
+    assert text.split("\n").count("```") == 2
+    assert "## 2.1 Next part" in text
+    assert text.index("```", text.index("x <- 1")) < text.index("## 2.1 Next part")
+
+
+@pytest.mark.slow
+def test_index_is_stored_but_not_searched(library: Application) -> None:
+    report = library.ingest.files([_real_pdf("R-data.pdf")])
+    assert report.counts["added"] == 1
+    [record] = library.store.documents()
+    children = library.store.children_of(record.document_id)
+    assert any("read.csv" in c.text and (c.page_start or 0) >= 38 for c in children)
+    hits = library.searcher.search("read.csv", k=10)
+    assert hits
+    assert all((h.page_start or 0) < 38 for h in hits), [h.pages for h in hits]
+    assert all((h.page_start or 0) > 4 for h in hits), [h.pages for h in hits]
+
+
+def test_markdown_hits_name_their_section(tmp_path: Path, embedder) -> None:
+    guide = tmp_path / "guide.md"
+    guide.write_text(
+        "# Installation\n\n## Linux\n\nRun the installer from the package manager and enable "
+        "the service so that it starts at boot.\n\n## Windows\n\nDownload the signed MSI and "
+        "double-click it; the wizard registers the service for you.\n",
+        encoding="utf-8",
+    )
+    settings = Settings(data_dir=tmp_path / "lib", parent_min_chars=0)
+    with Application(settings, embedder=embedder) as library:
+        assert library.ingest.files([guide]).counts["added"] == 1
+        [hit, *_] = library.searcher.search("package manager service at boot", k=3)
+    assert hit.pages == "§ Installation › Linux"
+    assert format_location(3, 4, ["Installation"]) == "pp. 3-4"  # PDFs name pages
