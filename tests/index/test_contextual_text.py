@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from archivist.documents.ingest import embedding_text
-
+from archivist.documents.chunked import embedding_text
 from archivist.types import Child
 
 

@@ -84,7 +84,7 @@ def test_multihop_finds_the_passage_that_shares_no_word_with_the_question(
 def test_search_and_eval_commands_name_every_mode(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from archivist.app.cli import app
+    from archivist.app.cli.main import app
 
     runner = CliRunner()
     for command in (["search", "--help"], ["eval", "retrieval", "--help"]):
