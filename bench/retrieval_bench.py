@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -34,13 +35,13 @@ console = Console(highlight=False)
 DATASETS = {
     "scifact": (
         "scifact",
-        ("bm25", "dense", "hybrid"),
+        ("bm25", "dense", "hybrid", "multihop", "graph"),
         ("ndcg@10", "recall@10", "recall@100", "mrr@10"),
         "published nDCG@10: BM25 0.679 (Anserini), BGE-base 0.741",
     ),
     "hotpotqa": (
         "hotpotqa_train100",
-        ("bm25", "dense", "hybrid"),
+        ("bm25", "dense", "hybrid", "multihop", "graph"),
         ("recall@2", "recall@5", "recall@10", "ndcg@10"),
         "reference: a BM25 run scores Recall@5 0.755 on the supporting passages",
     ),
@@ -57,6 +58,8 @@ def show(report: RetrievalReport, note: str) -> None:
     for metric, values in report.table():
         table.add_row(metric, *(f"{v:.4f}" for v in values))
     table.add_row("seconds", *(f"{r.seconds:.1f}" for r in report.modes.values()))
+    medians = [statistics.median(q.seconds for q in r.queries) for r in report.modes.values()]
+    table.add_row("p50 ms/query", *(f"{1000 * m:.0f}" for m in medians))
     console.print(table)
     counts = ", ".join(f"{k} {v}" for k, v in report.ingest_counts.items() if v)
     timings = ", ".join(f"{k} {v:.1f} s" for k, v in report.ingest_timings.items())

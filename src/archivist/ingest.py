@@ -26,7 +26,7 @@ from pathlib import Path
 
 from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document, embedding_text
 from archivist.documents.conversion import ConversionJob, conversion_pool
-from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file
+from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file, markdown_title
 from archivist.documents.pdf import OcrMode
 from archivist.index.sparse import SparseVector
 from archivist.index.store import DocumentStore
@@ -73,6 +73,7 @@ class IngestPipeline:
         self.sizes = ChunkSizes.of(settings)
         self.ocr: OcrMode = settings.ocr
         self.workers = settings.ingest_workers
+        self.entity_graph = settings.entity_graph
 
     def files(
         self,
@@ -85,7 +86,8 @@ class IngestPipeline:
         with self.store.write_lock:
             self.store.prepare_collection(name)
             ingestor = Ingestor(self.store, name, self.sizes, self.ocr, self.workers)
-            return ingestor.run([Path(p) for p in paths], progress)
+            report = ingestor.run([Path(p) for p in paths], progress)
+            return self._graph(name, report)
 
     def texts(
         self,
@@ -97,7 +99,17 @@ class IngestPipeline:
         name = self.store.collection_name(collection)
         with self.store.write_lock:
             self.store.prepare_collection(name)
-            return Ingestor(self.store, name, self.sizes).run_texts(items, progress)
+            report = Ingestor(self.store, name, self.sizes).run_texts(items, progress)
+            return self._graph(name, report)
+
+    def _graph(self, collection: str, report: IngestReport) -> IngestReport:
+        """Add the documents just written to the entity graph when it is switched on."""
+        if self.entity_graph:
+            started = time.perf_counter()
+            written = {r.document_id for r in report.results if r.document_id}
+            self.store.graph_indexer.sync(collection, written)
+            report.timings["graph"] = time.perf_counter() - started
+        return report
 
 
 class Ingestor:
@@ -270,7 +282,9 @@ class Ingestor:
             if self.catalog.document(self.collection, document_id) is not None:
                 result = FileResult(name, IngestOutcome.UNCHANGED, document_id)
             else:
-                loaded = LoadedDocument(path=name, markdown=markdown, title=name)
+                loaded = LoadedDocument(
+                    path=name, markdown=markdown, title=markdown_title(markdown, name)
+                )
                 chunked = chunk_document(loaded, document_id, self.collection, self.sizes)
                 record = DocumentRecord(
                     document_id=document_id,

@@ -19,7 +19,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-SearchMode = Literal["hybrid", "bm25", "dense"]
+SearchMode = Literal["hybrid", "bm25", "dense", "multihop", "graph"]
+SEARCH_MODES: tuple[str, ...] = ("hybrid", "bm25", "dense", "multihop", "graph")
 StrategySetting = Literal["auto", "tools", "pipeline"]
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -78,6 +79,16 @@ class Settings(BaseSettings):
     search_mode: SearchMode = "hybrid"
     search_k: int = Field(default=5, ge=1, le=100)
     prefetch_k: int = Field(default=40, ge=1, le=1000)
+    multihop_searches: int = Field(
+        default=4,
+        ge=1,
+        le=10,
+        description="Searches per question in multihop mode (hop 1 + bridges).",
+    )
+    entity_graph: bool = Field(
+        default=False,
+        description="Extract entities per chunk at ingest for graph search (the graph extra).",
+    )
 
     # --- LLM -----------------------------------------------------------------------
     llm: str = Field(default=DEFAULT_LLM, description='"provider:model", or "scripted".')

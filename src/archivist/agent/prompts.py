@@ -71,7 +71,10 @@ GRADE_SYSTEM = f"""You grade search results for a question. For each passage dec
 whether it helps answer the question (it states a fact the answer needs, or names the
 subject asked about). List the ids of the passages that do, e.g. ["P1", "P3"]; an empty list
 when none does. When none does, also write rewritten_query: a better search query for the
-same question (the key terms, synonyms, other words). {UNTRUSTED_NOTE}"""
+same question (the key terms, synonyms, other words). When some do but they only lead
+halfway (they name the film, person or place the question is really about without the fact
+it asks), write next_query: a search query for the missing fact, naming what the passages
+named, e.g. "Tamsin Orwell university". {UNTRUSTED_NOTE}"""
 
 GRADE_USER = """Question: {question}
 

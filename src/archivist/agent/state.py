@@ -148,3 +148,9 @@ class RelevanceGrades(BaseModel):
         description="When no passage is relevant: a better search query (other words, "
         "synonyms, the key terms). Otherwise empty.",
     )
+    next_query: str = Field(
+        default="",
+        description="When the relevant passages name what the question asks about "
+        "indirectly (a person, work, place) but do not state the fact it needs: a search "
+        "query for that next fact. Otherwise empty.",
+    )

@@ -76,6 +76,13 @@ def chunk_document(
 
 
 def embedding_text(child: Child, title: str) -> str:
-    """What gets embedded and BM25-encoded: the heading path as context, then the text."""
-    context = heading_path_text(child.heading_path) or title
+    """What gets embedded and BM25-encoded: title and heading path as context, then the text.
+
+    The title leads unless the heading path already starts with it (a Markdown file whose
+    H1 is its title), so a chunk deep in a section still says which document it is from.
+    """
+    path = list(child.heading_path)
+    if title and (not path or path[0].casefold() != title.casefold()):
+        path.insert(0, title)
+    context = heading_path_text(path)
     return f"{context}\n\n{child.text}" if context else child.text

@@ -66,10 +66,14 @@ def _load(path: Path, ocr: OcrMode) -> LoadedDocument:
         raise LoadError(f"{path}: empty file")
     if suffix in (".html", ".htm"):
         return _load_html(path, text)
-    title = path.stem
-    if suffix != ".txt" and (match := _ATX_TITLE.search(text)):
-        title = match.group(1).strip()
+    title = path.stem if suffix == ".txt" else markdown_title(text, path.stem)
     return LoadedDocument(path=str(path), markdown=text, title=title)
+
+
+def markdown_title(text: str, default: str) -> str:
+    """A Markdown text's first level-1 heading, else ``default``."""
+    match = _ATX_TITLE.search(text)
+    return match.group(1).strip() if match else default
 
 
 def iter_files(paths: Iterable[Path]) -> Iterator[Path]:

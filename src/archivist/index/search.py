@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from archivist.index.hops import HopSearcher
 from archivist.index.retriever import Retriever
 from archivist.index.store import DocumentStore
 from archivist.settings import SearchMode
@@ -14,6 +17,12 @@ class HybridSearcher:
     def __init__(self, store: DocumentStore) -> None:
         self.store = store
         self.settings = store.settings
+        self.hops = HopSearcher(
+            self._hybrid_many,
+            store.catalog,
+            store.graph_indexer,
+            store.settings.multihop_searches,
+        )
 
     def search(
         self,
@@ -30,6 +39,10 @@ class HybridSearcher:
         k = k or self.settings.search_k
         if not query.strip() or not store.vectors.exists(name):
             return []
+        if mode == "multihop":
+            return self.hops.multihop(query, k, name, document_ids)
+        if mode == "graph":
+            return self.hops.graph_search(query, k, name, document_ids)
         store.check_model(name)
         dense = store.embedder.embed_query(query) if mode != "bm25" else None
         sparse = store.bm25.encode_query(query) if mode != "dense" else None
@@ -59,6 +72,11 @@ class HybridSearcher:
             if h.payload.get("document_id") in ready
         ]
         return hits[:k]
+
+    def _hybrid_many(
+        self, queries: list[str], k: int, collection: str, document_ids: Any
+    ) -> list[list[SearchHit]]:
+        return [self.search(q, k, "hybrid", collection, document_ids) for q in queries]
 
     def retriever(self, collection: str | None = None) -> Retriever:
         """The agent's view of one collection."""

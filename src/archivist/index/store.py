@@ -13,6 +13,8 @@ import threading
 from archivist.index.catalog import Catalog
 from archivist.index.embeddings import Embedder, make_embedder
 from archivist.index.engines import open_vector_store
+from archivist.index.graph import EntityGraph
+from archivist.index.hops import GraphIndexer
 from archivist.index.sparse import BM25Encoder, SparseVector
 from archivist.index.vectors import VectorStore
 from archivist.settings import Settings
@@ -47,6 +49,8 @@ class DocumentStore:
             self.vectors.close()
             raise
         self.bm25 = BM25Encoder(settings.bm25_language)
+        self.graph = EntityGraph(settings.data_dir / "graph.sqlite")
+        self.graph_indexer = GraphIndexer(self.graph, self.catalog)
         self._embedder = embedder
         self.write_lock = threading.RLock()
         try:
@@ -63,8 +67,9 @@ class DocumentStore:
         self.close()
 
     def close(self) -> None:
-        """Release the catalog and the vector engine."""
+        """Release the catalog, the entity graph and the vector engine."""
         self.vectors.close()
+        self.graph.close()
         self.catalog.close()
 
     @property
@@ -106,6 +111,7 @@ class DocumentStore:
         """Delete a document's vectors, then its rows (safe to repeat)."""
         with self.write_lock:
             self.vectors.delete_document(collection, document_id)
+            self.graph.delete_document(collection, document_id)
             self.catalog.delete_document(collection, document_id)
 
     def prepare_collection(self, collection: str) -> None:

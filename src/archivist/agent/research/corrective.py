@@ -3,7 +3,10 @@
 ``gather`` opens every research sub-agent, whichever the strategy:
 
 1. search the documents with the sub-question (or, on the ``web`` route, the web first);
-2. grade all passages in one call on the fast model; only relevant ones are kept;
+2. grade all passages in one call on the fast model; only relevant ones are kept; when
+   they lead halfway (they name the work or person the question is about, not the fact
+   asked), the grader also proposes the next hop's query, which is searched and graded
+   once more (IRCoT-style: the next retrieval follows from what was read);
 3. none relevant: search once more with the grader's rewritten query, and grade again;
 4. still none: search the web when it is enabled (results graded the same way), else the
    sub-agent abstains honestly without asking the model anything.
@@ -19,7 +22,7 @@ import logging
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
@@ -41,6 +44,7 @@ from archivist.web import WebSearchProvider, WebUnavailable
 
 log = logging.getLogger(__name__)
 WEB_TOOL = "web_search"
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -53,6 +57,7 @@ class Screened:
     graded_keys: list[str] = field(default_factory=list)
     rejected_keys: list[str] = field(default_factory=list)
     rewritten_query: str = ""
+    next_query: str = ""
 
     def kept_of(self, items: list[Evidence]) -> list[Evidence]:
         """The kept versions (with their grade) of some of the round's items."""
@@ -94,6 +99,7 @@ def screen(
         out.graded_keys += [evidence_key(i) for i in fresh]
         out.rejected_keys += [evidence_key(i) for i in outcome.dropped]
         out.rewritten_query = outcome.rewritten_query
+        out.next_query = outcome.next_query
     return out
 
 
@@ -102,6 +108,15 @@ def keyword_query(question: str) -> str:
     wanted = content_words(question)
     words = [w for w in re.findall(r"[a-z0-9+#]+", question.lower()) if w in wanted]
     return " ".join(dict.fromkeys(words))
+
+
+def strongest_at_the_edges(items: list[_T]) -> list[_T]:
+    """Best-first items reordered so the strongest sit first and last, the weakest mid-way.
+
+    Models read the start and the end of a long context best ("lost in the middle"):
+    ranks 1, 3, 5, ... lead, and ..., 6, 4, 2 close.
+    """
+    return items[0::2] + items[1::2][::-1]
 
 
 class Corrective:
@@ -187,6 +202,10 @@ class Corrective:
             emit_step("route", "documents (nothing relevant from the web)", sub_question=index)
         first = self._documents(question, state, update)
         if first.shown:
+            hop = first.next_query
+            if hop and hop.lower() not in {q.lower() for q in update["queries_run"]}:
+                emit_step("next_hop", hop, original=question, sub_question=index)
+                self._documents(hop, state, update)
             return update
         rewrite = first.rewritten_query or keyword_query(question)
         if rewrite and rewrite.lower() not in {q.lower() for q in update["queries_run"]}:
@@ -202,7 +221,7 @@ class Corrective:
     @timed("research")
     def write(self, state: ResearchState) -> dict[str, Any]:
         """Answer from the kept passages only, with no tools."""
-        passages = "\n".join(evidence_block(e) for e in state.evidence)
+        passages = "\n".join(evidence_block(e) for e in strongest_at_the_edges(state.evidence))
         reply = self.llm.invoke(
             [
                 SystemMessage(prompts.WRITE_SYSTEM),

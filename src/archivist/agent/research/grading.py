@@ -32,6 +32,7 @@ class GradeOutcome:
     kept: list[Evidence] = field(default_factory=list)
     dropped: list[Evidence] = field(default_factory=list)
     rewritten_query: str = ""
+    next_query: str = ""
     degraded: bool = False
 
 
@@ -75,7 +76,10 @@ class Grader:
                       sub_question=sub_question, kept=len(items), dropped=0)
             return GradeOutcome(kept=kept, degraded=True)
         relevant = _ids(list(grades.relevant), len(items))
-        outcome = GradeOutcome(rewritten_query=" ".join(grades.rewritten_query.split())[:300])
+        outcome = GradeOutcome(
+            rewritten_query=" ".join(grades.rewritten_query.split())[:300],
+            next_query=" ".join(grades.next_query.split())[:300] if relevant else "",
+        )
         for number, item in enumerate(items, start=1):
             if number in relevant:
                 outcome.kept.append(graded_as(item, "relevant"))

@@ -24,6 +24,7 @@ from archivist.app.cli.common import (
     open_app_or_server,
 )
 from archivist.ingest import IngestProgress
+from archivist.settings import SEARCH_MODES
 from archivist.types import (
     AmbiguousDocument,
     ArchivistError,
@@ -194,13 +195,15 @@ def register(app: typer.Typer) -> None:
     def search(
         query: Annotated[str, typer.Argument(help="What to look for.")],
         k: Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")] = 5,
-        mode: Annotated[str, typer.Option(help="hybrid, bm25 or dense.")] = "hybrid",
+        mode: Annotated[
+            str, typer.Option(help="hybrid, bm25, dense, multihop or graph.")
+        ] = "hybrid",
         collection: Collection = None,
         data_dir: DataDir = None,
     ) -> None:
         """Search the chunks: each hit with its document, pages, heading path and score."""
-        if mode not in ("hybrid", "bm25", "dense"):
-            fail(f"unknown mode '{mode}' (use hybrid, bm25 or dense)", EXIT_USAGE)
+        if mode not in SEARCH_MODES:
+            fail(f"unknown mode '{mode}' (use {', '.join(SEARCH_MODES)})", EXIT_USAGE)
         with user_errors(), open_app_or_server(data_dir, collection) as application:
             hits = application.searcher.search(query, k=k, mode=mode)  # type: ignore[arg-type]
             if not hits:

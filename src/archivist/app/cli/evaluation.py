@@ -27,6 +27,7 @@ Out = Annotated[Path | None, typer.Option("--out", help="Write the report files 
 Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N queries.")]
 
 _MODES = ("bm25", "dense", "hybrid")
+_ALL_MODES = ("bm25", "dense", "hybrid", "multihop", "graph")
 
 
 @contextmanager
@@ -70,7 +71,10 @@ def retrieval(
     mode: Annotated[
         list[str] | None,
         typer.Option(
-            "--mode", "-m", help="bm25, dense or hybrid; repeat for several (default all)."
+            "--mode",
+            "-m",
+            help="bm25, dense, hybrid, multihop or graph; repeat for several "
+            "(default bm25, dense and hybrid).",
         ),
     ] = None,
     out: Out = None,
@@ -88,9 +92,9 @@ def retrieval(
     from archivist.evaluation.retrieval import evaluate_retrieval
 
     modes = list(dict.fromkeys(mode or _MODES))
-    unknown = [m for m in modes if m not in _MODES]
+    unknown = [m for m in modes if m not in _ALL_MODES]
     if unknown:
-        fail(f"unknown mode '{unknown[0]}' (use bm25, dense or hybrid)", EXIT_USAGE)
+        fail(f"unknown mode '{unknown[0]}' (use {', '.join(_ALL_MODES)})", EXIT_USAGE)
     with eval_errors():
         dataset = load_beir(beir)
         with open_app_from_cli(data_dir) as application, _progress() as progress:

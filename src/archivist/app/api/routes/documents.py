@@ -190,7 +190,9 @@ def search(
     q: Annotated[str, Query(min_length=1, max_length=QUERY_MAX_CHARS,
                             description="What to look for.")],
     k: Annotated[int, Query(ge=1, le=50, description="How many hits.")] = 5,
-    mode: Annotated[SearchMode, Query(description="hybrid, bm25 or dense.")] = "hybrid",
+    mode: Annotated[
+        SearchMode, Query(description="hybrid, bm25, dense, multihop or graph.")
+    ] = "hybrid",
     collection: CollectionQuery = None,
 ) -> SearchResults:
     """The best matching chunks, each with its document, pages and heading path."""

@@ -1,0 +1,96 @@
+"""Multi-hop retrieval in code: bridges from hop-1 passages, hop-2 searches, fusion, a cap."""
+
+from __future__ import annotations
+
+from archivist.application import Application
+from archivist.index.multihop import bridge_candidates, capitalised_phrases, fuse, multihop_search
+from archivist.types import SearchHit
+
+# Two facts in two documents: the second shares no content word with the question.
+FILM = (
+    "# Moonlit Harbor\n\nMoonlit Harbor is a 2003 drama film directed by Tamsin Orwell. "
+    "It was shot on the coast of Brittany and premiered at a festival in Venice."
+)
+DIRECTOR = (
+    "# Tamsin Orwell\n\nTamsin Orwell (born 1961) is a Welsh screenwriter. "
+    "Orwell read philosophy at Aberystwyth before moving to London, where her plays ran "
+    "for several seasons."
+)
+DISTRACTORS = [
+    f"# {name}\n\n{name} is a university whose film school trains every director who "
+    f"wants to attend a course. Students attend lectures about which films a director made."
+    for name in ("Northgate University", "Eastbrook College", "Harbor Institute", "Westfield")
+]
+QUESTION = "Which university did the director of Moonlit Harbor attend?"
+
+
+def _hit(child_id: str, text: str = "", title: str = "") -> SearchHit:
+    return SearchHit(child_id, f"{child_id}-p", child_id, child_id, text, [title] if title else [],
+                     None, None, 0.0)  # fmt: skip
+
+
+def test_capitalised_phrases_are_names_not_sentence_starts() -> None:
+    text = 'Moonlit Harbor is a film by Tamsin Orwell. It starred "The Long Tide" cast.'
+    phrases = capitalised_phrases(text)
+    assert "Moonlit Harbor" in phrases
+    assert "Tamsin Orwell" in phrases
+    assert "The Long Tide" in phrases
+    assert "It" not in phrases
+
+
+def test_bridges_skip_what_the_question_already_says() -> None:
+    passages = [("Moonlit Harbor", "Moonlit Harbor is a film directed by Tamsin Orwell.")]
+    phrases = [b.phrase for b in bridge_candidates(QUESTION, passages, limit=5)]
+    assert phrases[0] == "Tamsin Orwell"
+    assert "Moonlit Harbor" not in phrases
+
+
+def test_fusion_rewards_agreement_and_weighs_the_first_hop_higher() -> None:
+    first = [_hit("a"), _hit("b"), _hit("c")]
+    second = [_hit("d"), _hit("b")]
+    fused = [h.child_id for h in fuse([(1.0, first), (0.5, second)], k=4)]
+    assert fused[0] == "b"  # found by both hops
+    assert fused.index("a") < fused.index("d")  # same rank, the first hop weighs more
+    assert set(fused) == {"a", "b", "c", "d"}
+
+
+def test_searches_per_question_are_capped() -> None:
+    calls: list[str] = []
+    passage = "Alpha Beta met Gamma Delta, Epsilon Zeta and Eta Theta in Iota Kappa."
+
+    def search_many(queries: list[str], k: int) -> list[list[SearchHit]]:
+        calls.extend(queries)
+        return [[_hit(f"{q}-{i}", passage, f"Title {i}") for i in range(5)] for q in queries]
+
+    multihop_search("Who met whom?", 5, search_many, max_searches=3)
+    assert len(calls) == 3
+    calls.clear()
+    multihop_search("Who met whom?", 5, search_many, max_searches=1)
+    assert calls == ["Who met whom?"]
+
+
+def test_multihop_finds_the_passage_that_shares_no_word_with_the_question(
+    library: Application,
+) -> None:
+    items = [("film", FILM), ("director", DIRECTOR)]
+    items += [(f"d{i}", text) for i, text in enumerate(DISTRACTORS)]
+    library.ingest.texts(items)
+    hybrid = [h.document_name for h in library.searcher.search(QUESTION, 3, "hybrid")]
+    multihop = [h.document_name for h in library.searcher.search(QUESTION, 3, "multihop")]
+    assert "director" not in hybrid[:2]
+    assert multihop[:2] == ["film", "director"] or set(multihop[:2]) == {"film", "director"}
+
+
+def test_search_and_eval_commands_name_every_mode(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from archivist.app.cli.main import app
+
+    runner = CliRunner()
+    for command in (["search", "--help"], ["eval", "retrieval", "--help"]):
+        output = " ".join(runner.invoke(app, command, terminal_width=200).output.split())
+        for mode in ("hybrid", "bm25", "dense", "multihop", "graph"):
+            assert mode in output, (command, mode)
+    result = runner.invoke(app, ["search", "x", "--mode", "hops", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "multihop" in result.output and "graph" in result.output
