@@ -10,7 +10,10 @@
 
 Each search is recorded as a tool call and its *graded* result, so in the ``tools``
 strategy the model continues from passages that are all relevant. ``write`` answers from
-the kept passages without tools (the ``pipeline`` strategy, and web-only evidence).
+the kept passages without tools (the ``pipeline`` strategy, and web-only evidence); in
+``pipeline`` it first reads the whole parent section of each kept passage, best first,
+within ``read_chars`` characters, so the answer is written from sections, not from
+500-character children cut mid-table.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from archivist.agent.research.state import ResearchState
 from archivist.agent.state import Evidence, for_sub_question, graded_as
 from archivist.agent.steps import answer_config, content_words, emit_step, message_text, timed
 from archivist.agent.tools import (
+    READ_PARENT,
     SEARCH,
     evidence_block,
     evidence_key,
@@ -109,13 +113,16 @@ class Corrective:
 
     def __init__(
         self, llm: BaseChatModel, grader: Grader, search_tool: BaseTool,
-        web: WebSearchProvider | None, web_results: int = 3,
+        web: WebSearchProvider | None, web_results: int = 3, *,
+        read_tool: BaseTool | None = None, read_chars: int = 0,
     ) -> None:
         self.llm = llm
         self.grader = grader
         self.search_tool = search_tool
         self.web = web
         self.web_results = web_results
+        self.read_tool = read_tool
+        self.read_chars = read_chars
 
     # --- one search round -------------------------------------------------------------
     def _screen(self, question: str, items: list[Evidence], index: int,
@@ -199,10 +206,44 @@ class Corrective:
                 update["web_only"] = True
         return update
 
+    def read_parents(self, state: ResearchState) -> list[Evidence]:
+        """The parent sections of the kept passages, best first, within ``read_chars``.
+
+        A parent already in the evidence, or one that would overflow the budget, is not
+        read; its passages are then shown as they are.
+        """
+        if self.read_tool is None or self.read_chars <= 0:
+            return []
+        have = {e["parent_id"] for e in state.evidence if e["kind"] == "parent"}
+        budget = self.read_chars - sum(len(e.get("text", "")) for e in state.evidence
+                                       if e["kind"] == "parent")
+        parents: list[Evidence] = []
+        for hit in state.evidence:
+            parent_id = hit["parent_id"]
+            if hit["kind"] != "hit" or parent_id in have or budget <= len(hit.get("text", "")):
+                continue
+            have.add(parent_id)
+            call_id = f"parent-{state.index}-{len(parents)}"
+            message = self.read_tool.invoke(ToolCall(
+                name=READ_PARENT, args={"parent_id": parent_id}, id=call_id, type="tool_call"
+            ))
+            for item in message.artifact or []:
+                if len(item.get("text", "")) > budget:
+                    continue
+                budget -= len(item.get("text", ""))
+                kept = graded_as(for_sub_question(item, state.index), "relevant")
+                parents.append(kept)
+                emit_step("read_parent", parent_id, pages=item["pages"],
+                          sub_question=state.index)
+        return parents
+
     @timed("research")
     def write(self, state: ResearchState) -> dict[str, Any]:
-        """Answer from the kept passages only, with no tools."""
-        passages = "\n".join(evidence_block(e) for e in state.evidence)
+        """Answer from the kept passages only, with no tools (sections read in full first)."""
+        parents = self.read_parents(state)
+        covered = {p["parent_id"] for p in parents}
+        shown = parents + [e for e in state.evidence if e["parent_id"] not in covered]
+        passages = "\n".join(evidence_block(e) for e in shown)
         reply = self.llm.invoke(
             [
                 SystemMessage(prompts.WRITE_SYSTEM),
@@ -212,4 +253,5 @@ class Corrective:
             ],
             config=answer_config(state.stream_answer),
         )
-        return {"messages": [reply]}
+        return {"messages": [reply], "evidence": parents,
+                "parents_read": [p["parent_id"] for p in parents]}

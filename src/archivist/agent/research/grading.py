@@ -18,6 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from archivist.agent import prompts
 from archivist.agent.state import Evidence, RelevanceGrades, graded_as
 from archivist.agent.steps import emit_step, timed
+from archivist.agent.subject import on_subject
 from archivist.agent.tools import evidence_block
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
@@ -56,7 +57,8 @@ class Grader:
         """Keep the relevant ``items``; with none relevant, suggest a rewritten query.
 
         When the grader's output cannot be parsed even after a retry, every item is kept
-        and marked ``ungraded`` (the answer's confidence is then low).
+        and marked ``ungraded`` (the answer's confidence is then low). Passages that do
+        not name the question's subjects (``subject.on_subject``) are never kept.
         """
         if not items:
             return GradeOutcome()
@@ -69,12 +71,21 @@ class Grader:
         ]
         grades = invoke_structured(self.runnable, messages, RelevanceGrades, "grade",
                                    "passages kept ungraded", report=emit_step)
+        if grades is None and not on_subject(question, items):
+            emit_step("grade", f"grading failed; none of {len(items)} passages names the "
+                      "question's subjects", sub_question=sub_question, kept=0,
+                      dropped=len(items))
+            return GradeOutcome(dropped=list(items), degraded=True)
         if grades is None:
             kept = [graded_as(item, "ungraded") for item in items]
             emit_step("grade", f"grading failed: {len(items)} passages kept ungraded",
                       sub_question=sub_question, kept=len(items), dropped=0)
             return GradeOutcome(kept=kept, degraded=True)
         relevant = _ids(list(grades.relevant), len(items))
+        if relevant and not on_subject(question, [items[n - 1] for n in relevant]):
+            emit_step("off_subject", "the passages graded relevant do not name the "
+                      "question's subjects; all dropped", sub_question=sub_question)
+            relevant = set()
         outcome = GradeOutcome(rewritten_query=" ".join(grades.rewritten_query.split())[:300])
         for number, item in enumerate(items, start=1):
             if number in relevant:
