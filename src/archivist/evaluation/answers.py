@@ -220,16 +220,18 @@ def run_answers(
     progress: ItemProgress | None = None,
     judge: Callable[[QAItem, dict[str, Any]], dict[str, float | None]] | None = None,
     system: str = "agent",
+    asker: Callable[[QAItem], dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Answer and score the first ``limit`` items, skipping those already in the output.
 
-    ``system`` is ``agent``, ``naive`` or ``closed-book`` (see ``baselines.py``).
+    ``system`` is ``agent``, ``naive`` or ``closed-book`` (see ``baselines.py``); ``asker``,
+    when given, answers instead (one built by ``make_asker``, reused across calls).
     Returns every record of the selected items (earlier runs' included), in dataset order.
     An exception stops the run; the items finished so far are kept for the next one.
     """
     from archivist.evaluation.baselines import make_asker
 
-    ask = make_asker(app, system, collection)
+    ask = asker or make_asker(app, system, collection)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "answers.jsonl"
     finished = load_finished(path)

@@ -107,11 +107,15 @@ def _closed_book(llm: BaseChatModel) -> Asker:
     return ask
 
 
-def _agent(app: Application, collection: str | None) -> Asker:
+def _agent(app: Application, collection: str | None, strategy: str | None) -> Asker:
+    from archivist.agent.service import AgentService
     from archivist.evaluation.answers import ContextCollector
     from archivist.observability import attach_callbacks
 
     service = app.agent
+    if strategy and strategy != app.settings.strategy:
+        settings = app.settings.model_copy(update={"strategy": strategy})
+        service = AgentService(app.searcher, settings, app.agent.llm)
 
     def ask(item: QAItem) -> dict[str, Any]:
         collector = ContextCollector()
@@ -133,17 +137,18 @@ def _agent(app: Application, collection: str | None) -> Asker:
 
 def make_asker(
     app: Application, system: str = "agent", collection: str | None = None,
-    llm: BaseChatModel | None = None,
+    llm: BaseChatModel | None = None, strategy: str | None = None,
 ) -> Asker:
     """The answering function of ``system`` (``agent``, ``naive`` or ``closed-book``).
 
     The baselines use ``llm`` when given, else the agent service's model, so all three
-    systems run on the same model.
+    systems run on the same model. ``strategy`` (``tools`` or ``pipeline``) sets the
+    agent's research strategy when it differs from the library's settings.
     """
     if system not in SYSTEMS:
         raise ArchivistError(f"unknown system '{system}' (use {', '.join(SYSTEMS)})")
     if system == "agent":
-        return _agent(app, collection)
+        return _agent(app, collection, strategy)
     if llm is None:
         llm = app.agent.llm
     if system == "naive":
