@@ -19,7 +19,12 @@ from tests.agent.helpers import done, run, source_names, steps
 from archivist.agent.confidence import HIGH, MEDIUM, confidence
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence, QuestionAnalysis, RelevanceGrades
-from archivist.agent.subject import looks_compound, on_subject, subject_terms
+from archivist.agent.subject import (
+    looks_compound,
+    may_be_ambiguous,
+    on_subject,
+    subject_terms,
+)
 from archivist.library import Library
 from archivist.testing import CallInfo, ScriptedChatModel
 
@@ -37,6 +42,8 @@ def test_subjects_and_compound_questions() -> None:
     assert not looks_compound("How do I read a CSV file into R?")
     assert looks_compound("What were the revenues and the net income in 2017?")
     assert looks_compound("What is JavaScript? What is Python?")
+    assert may_be_ambiguous("Tell me about that thing") and may_be_ambiguous("Update it?")
+    assert not may_be_ambiguous("How many paid memberships did Netflix have in 2017?")
     footnote = _evidence("the Australian Capital Territory is one of eight territories")
     assert not on_subject("What is the capital of Mongolia?", [footnote])
     # a document's name counts: a table chunk of a 10-K need not repeat the company name
@@ -149,3 +156,43 @@ def test_the_pipeline_reads_no_parents_when_switched_off(
     service = make_service(llm, library=library, strategy="pipeline", pipeline_read_chars=0)
     events = run(service, "What are paid memberships?")
     assert not steps(events, "read_parent")
+
+
+def _always_unclear(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+    if info.schema is QuestionAnalysis:
+        return QuestionAnalysis(is_clear=False, clarification_question="What is PostgreSQL?")
+    return None
+
+
+def test_a_question_that_names_everything_is_not_asked_back(make_service) -> None:
+    # the 1.5B model asked "What is Netflix?" back for a question naming Netflix
+    events = run(make_service(ScriptedChatModel(rules=[_always_unclear])),
+                 "How do I install PostgreSQL?")
+    assert steps(events, "clear") and done(events)["status"] == "answered"
+    assert "apt install postgresql" in done(events)["answer"]
+    # a question with a reference to resolve is still asked back
+    vague = run(make_service(ScriptedChatModel(rules=[_always_unclear])), "How do I install it?")
+    assert done(vague)["status"] == "clarification"
+
+
+def _keep_the_update_section(
+    messages: list[BaseMessage], info: CallInfo
+) -> RelevanceGrades | None:
+    # an on-subject but wrong pick, like the 1.5B model keeping the DVD segment's table
+    if info.schema is not RelevanceGrades:
+        return None
+    text = "\n".join(str(m.content) for m in messages)
+    blocks = re.findall(r'<passage id="(P\d+)"[^>]*>(.*?)</passage>', text, re.S)
+    return RelevanceGrades(relevant=[i for i, body in blocks if "Minor releases" in body][:1])
+
+
+def test_the_pipeline_keeps_on_subject_passages_the_grader_passed_over(make_service) -> None:
+    llm = ScriptedChatModel(rules=[_keep_the_update_section])
+    events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
+    (grade,) = steps(events, "grade")
+    assert "kept as context" in grade["detail"]
+    (write_call,) = [c for c in llm.calls if not c.schema]
+    assert "apt install postgresql" in write_call.text
+    assert "espresso" not in write_call.text.lower()  # off the subject: still dropped
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert sources["confidence"] != "high"  # one passage graded relevant, the rest context

@@ -7,9 +7,10 @@ which sub-questions have kept evidence:
   document passage is ``ungraded`` (the grader's output could not be parsed); or there is
   no evidence at all (a direct reply, a retrieval-only answer without the LLM).
 - **high**: every sub-question has at least two distinct passages from the user's
-  documents graded relevant, the answer cites the documents it used, and the passages
-  name every subject of the question (see ``subject.py``): a grader that kept a footnote
-  about another "capital" for "What is the capital of Mongolia?" gives no high confidence.
+  documents graded relevant (passages kept only as ``context`` do not count), the answer
+  cites the documents it used, and the passages name every subject of the question (see
+  ``subject.py``): a grader that kept a footnote about another "capital" for "What is the
+  capital of Mongolia?" gives no high confidence.
 - **medium**: everything in between: a sub-question rests on a single passage, the
   evidence is only from the web, or the answer names no document it used.
 """
@@ -50,6 +51,7 @@ def confidence(
         own = [e for e in evidence if e["sub_question"] == index]
         if not own:
             return LOW
-        if _distinct(e for e in own if e["kind"] != "web") < 2:
+        if _distinct(e for e in own if e["kind"] != "web"
+                     and e.get("grade", "relevant") == "relevant") < 2:
             level = MEDIUM
     return level

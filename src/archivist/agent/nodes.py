@@ -26,7 +26,7 @@ from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
-from archivist.agent.subject import looks_compound
+from archivist.agent.subject import looks_compound, may_be_ambiguous
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -138,7 +138,9 @@ class ConversationNodes:
             route = "documents"
         else:
             emit_step("route", route)
-        if not parsed.is_clear and may_ask:
+        if not parsed.is_clear and may_ask and not may_be_ambiguous(question):
+            emit_step("clear", "nothing in the question to resolve: not asked back")
+        elif not parsed.is_clear and may_ask:
             ask = parsed.clarification_question.strip() or "What exactly do you mean?"
             return {"clarification": ask, "sub_questions": [], "route": route}
         subs = _clean(parsed.sub_questions, self.max_sub_questions) or [question]

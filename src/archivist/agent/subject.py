@@ -6,6 +6,9 @@
   into three sub-questions.
 * :func:`subject_terms`: the named things a question asks about (capitalised words and
   acronyms past the first word: "Mongolia", "Mona Lisa", "CSV", "R").
+* :func:`may_be_ambiguous`: whether a question refers to something it does not name ("it",
+  "that thing"). Only such a question is asked back: the 1.5B model asked "What is
+  Netflix?" back for "How many paid streaming memberships did Netflix have in 2017?".
 * :func:`on_subject`: whether passages mention those things. A grader may keep a footnote
   about the Australian Capital Territory for "What is the capital of Mongolia?"; passages
   that name none of the question's subjects are not evidence for it.
@@ -40,6 +43,21 @@ _NOT_SUBJECTS = frozenset(
 def looks_compound(question: str) -> bool:
     """Whether ``question`` may ask for more than one thing (else it is never split)."""
     return question.count("?") >= 2 or bool(_JOINERS.search(question))
+
+
+_REFERENCES = frozenset(
+    ["it", "its", "that", "this", "these", "those", "they", "them", "their", "he", "she",
+     "him", "her", "one", "ones", "thing", "things", "stuff", "there", "same", "other",
+     "former", "latter", "above"]
+)
+
+
+def may_be_ambiguous(question: str) -> bool:
+    """Whether ``question`` holds a reference word ("it", "that", "the other one").
+
+    A question with none names everything it asks about, so it is never asked back.
+    """
+    return bool(_REFERENCES & set(_TOKENS.findall(question.lower())))
 
 
 def subject_terms(question: str) -> set[str]:

@@ -60,7 +60,7 @@ class ResearchNodes:
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader = Grader(self.fast_llm, fast_profile)
+        self.grader = Grader(self.fast_llm, fast_profile, gate=not self.strategy.uses_tools)
         self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
         self.corrective = Corrective(
             llm, self.grader, self.tools[SEARCH], web, settings.web_results,
