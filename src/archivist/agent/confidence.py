@@ -6,8 +6,8 @@ which sub-questions have kept evidence:
 - **low**: the answer abstains; or some sub-question has no kept evidence; or any kept
   document passage is ``ungraded`` (the grader's output could not be parsed); or there is
   no evidence at all (a direct reply, a retrieval-only answer without the LLM).
-- **high**: every sub-question has at least two distinct passages from the user's
-  documents graded relevant (passages kept only as ``context`` do not count), the answer
+- **high**: every sub-question has passages from at least two distinct sections of the
+  user's documents graded relevant (passages kept only as ``context`` do not count), the answer
   cites the documents it used, and the passages name every subject of the question (see
   ``subject.py``): a grader that kept a footnote about another "capital" for "What is the
   capital of Mongolia?" gives no high confidence.
@@ -28,7 +28,8 @@ LEVELS = (HIGH, MEDIUM, LOW)
 
 
 def _distinct(items: Iterable[Evidence]) -> int:
-    return len({(e["kind"], e["parent_id"], e.get("text", "")[:200]) for e in items})
+    """Distinct places: a passage and the section it comes from (its parent) are one."""
+    return len({e["parent_id"] for e in items})
 
 
 def confidence(

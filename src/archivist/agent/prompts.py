@@ -84,7 +84,8 @@ GRADE_USER = """Question: {question}
 {passages}"""
 
 WRITE_SYSTEM = f"""Answer the user's question from the passages below, and only from
-them: never from general knowledge. Be concise, with no preamble. {CITATION_RULE}
+them: never from general knowledge. Read every passage: the answer may be in any of them,
+often in a table row. Be concise, with no preamble. {CITATION_RULE}
 For a web passage cite its title in square brackets, e.g. [Jupiter].
 If the passages do not answer the question, reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""

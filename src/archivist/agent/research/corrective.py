@@ -209,8 +209,8 @@ class Corrective:
     def read_parents(self, state: ResearchState) -> list[Evidence]:
         """The parent sections of the kept passages, best first, within ``read_chars``.
 
-        A parent already in the evidence, or one that would overflow the budget, is not
-        read; its passages are then shown as they are.
+        A parent already in the evidence is not read again; reading stops at the first
+        section that would overflow the budget.
         """
         if self.read_tool is None or self.read_chars <= 0:
             return []
@@ -227,11 +227,13 @@ class Corrective:
             message = self.read_tool.invoke(ToolCall(
                 name=READ_PARENT, args={"parent_id": parent_id}, id=call_id, type="tool_call"
             ))
-            for item in message.artifact or []:
-                if len(item.get("text", "")) > budget:
-                    continue
+            read = list(message.artifact or [])
+            if not read or len(read[0].get("text", "")) > budget:
+                break  # the best remaining section does not fit: no more reading
+            for item in read:
                 budget -= len(item.get("text", ""))
-                kept = graded_as(for_sub_question(item, state.index), "relevant")
+                grade = hit.get("grade", "relevant")  # a section is worth what led to it
+                kept = graded_as(for_sub_question(item, state.index), grade)
                 parents.append(kept)
                 emit_step("read_parent", parent_id, pages=item["pages"],
                           sub_question=state.index)
@@ -241,9 +243,9 @@ class Corrective:
     def write(self, state: ResearchState) -> dict[str, Any]:
         """Answer from the kept passages only, with no tools (sections read in full first)."""
         parents = self.read_parents(state)
-        covered = {p["parent_id"] for p in parents}
-        shown = parents + [e for e in state.evidence if e["parent_id"] not in covered]
-        passages = "\n".join(evidence_block(e) for e in shown)
+        # the passages in rank order first (a small model answers from what it reads
+        # first), then the whole sections they come from
+        passages = "\n".join(evidence_block(e) for e in [*state.evidence, *parents])
         reply = self.llm.invoke(
             [
                 SystemMessage(prompts.WRITE_SYSTEM),

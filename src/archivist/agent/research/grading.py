@@ -51,8 +51,8 @@ class Grader:
 
     With ``gate`` (the ``pipeline`` strategy, for small models) the grade decides whether
     the round found anything at all: when the model keeps any passage, every passage that
-    names the question's subjects is kept too (graded ``context``), the model's picks
-    first. A 1.5B model kept 1 of 6 passages for "How many paid streaming memberships did
+    names the question's subjects is kept too (graded ``context``), in the search's rank
+    order. A 1.5B model kept 1 of 6 passages for "How many paid streaming memberships did
     Netflix have at the end of 2017?": the DVD segment's table, not the two that answered.
     """
 
@@ -102,12 +102,13 @@ class Grader:
         if self.gate and relevant:
             context = {n for n, item in enumerate(items, start=1)
                        if n not in relevant and on_subject(question, [item])}
-        for number, item in enumerate(items, start=1):
+        for number, item in enumerate(items, start=1):  # in the search's rank order
             if number in relevant:
                 outcome.kept.append(graded_as(item, "relevant"))
-            elif number not in context:
+            elif number in context:
+                outcome.kept.append(graded_as(item, "context"))
+            else:
                 outcome.dropped.append(item)
-        outcome.kept += [graded_as(items[n - 1], "context") for n in sorted(context)]
         detail = f"{len(relevant)} of {len(items)} passages relevant"
         if context:
             detail += f", {len(context)} more on the subject kept as context"
