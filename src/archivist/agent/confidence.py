@@ -6,11 +6,12 @@ which sub-questions have kept evidence:
 - **low**: the answer abstains; or some sub-question has no kept evidence; or any kept
   document passage is ``ungraded`` (the grader's output could not be parsed); or there is
   no evidence at all (a direct reply, a retrieval-only answer without the LLM).
-- **high**: every sub-question has passages from at least two distinct sections of the
-  user's documents graded relevant (passages kept only as ``context`` do not count), the answer
-  cites the documents it used, and the passages name every subject of the question (see
-  ``subject.py``): a grader that kept a footnote about another "capital" for "What is the
-  capital of Mongolia?" gives no high confidence.
+- **high**: every sub-question has at least two distinct passages from the user's
+  documents graded relevant (a section read in full counts as the passage that led to
+  it; passages kept only as ``context`` do not count), the answer cites the documents it
+  used, and the passages name every subject of the question (see ``subject.py``): a
+  grader that kept a footnote about another "capital" for "What is the capital of
+  Mongolia?" gives no high confidence.
 - **medium**: everything in between: a sub-question rests on a single passage, the
   evidence is only from the web, or the answer names no document it used.
 """
@@ -28,8 +29,13 @@ LEVELS = (HIGH, MEDIUM, LOW)
 
 
 def _distinct(items: Iterable[Evidence]) -> int:
-    """Distinct places: a passage and the section it comes from (its parent) are one."""
-    return len({e["parent_id"] for e in items})
+    """Distinct passages; a section read in full adds nothing to a passage found in it."""
+    chosen = list(items)
+    passages = {(e["parent_id"], e.get("text", "")[:200])
+                for e in chosen if e["kind"] != "parent"}
+    found_in = {parent for parent, _ in passages}
+    sections = {e["parent_id"] for e in chosen if e["kind"] == "parent"} - found_in
+    return len(passages) + len(sections)
 
 
 def confidence(
