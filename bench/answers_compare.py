@@ -18,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
+from archivist.application import open_application
 from archivist.evaluation.answers import run_answers
 from archivist.evaluation.baselines import make_asker
 from archivist.evaluation.qa_datasets import load_qa_dataset
-from archivist.application import open_application
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answers_table import table  # noqa: E402

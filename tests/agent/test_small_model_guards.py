@@ -25,7 +25,7 @@ from archivist.agent.subject import (
     on_subject,
     subject_terms,
 )
-from archivist.library import Library
+from archivist.application import Application
 from archivist.testing import CallInfo, ScriptedChatModel
 
 
@@ -123,11 +123,11 @@ Domestic streaming paid memberships at end of period: 52,810 thousand.
 
 
 def test_the_pipeline_reads_the_whole_section_of_a_kept_passage(
-    make_service, library: Library
+    make_service, library: Application
 ) -> None:
-    library.ingest_texts([("report.md", SECTION)])
-    (parent,) = library.parents_of(library.list()[0].document_id)
-    assert "52,810" in parent.text and len(library.children_of(parent.document_id)) > 2
+    library.ingest.texts([("report.md", SECTION)])
+    (parent,) = library.store.parents_of(library.store.documents()[0].document_id)
+    assert "52,810" in parent.text and len(library.store.children_of(parent.document_id)) > 2
 
     def strict_grader(messages: list[BaseMessage], info: CallInfo) -> RelevanceGrades | None:
         # keeps only the prose passage, like the 1.5B model keeping 1 of 6
@@ -149,9 +149,9 @@ def test_the_pipeline_reads_the_whole_section_of_a_kept_passage(
 
 
 def test_the_pipeline_reads_no_parents_when_switched_off(
-    make_service, library: Library
+    make_service, library: Application
 ) -> None:
-    library.ingest_texts([("report.md", SECTION)])
+    library.ingest.texts([("report.md", SECTION)])
     llm = ScriptedChatModel()
     service = make_service(llm, library=library, strategy="pipeline", pipeline_read_chars=0)
     events = run(service, "What are paid memberships?")
