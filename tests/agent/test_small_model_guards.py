@@ -44,6 +44,7 @@ def test_subjects_and_compound_questions() -> None:
     assert looks_compound("What is JavaScript? What is Python?")
     assert may_be_ambiguous("Tell me about that thing") and may_be_ambiguous("Update it?")
     assert not may_be_ambiguous("How many paid memberships did Netflix have in 2017?")
+    assert not may_be_ambiguous("What were Netflix's revenues and its net income?")
     footnote = _evidence("the Australian Capital Territory is one of eight territories")
     assert not on_subject("What is the capital of Mongolia?", [footnote])
     # a document's name counts: a table chunk of a 10-K need not repeat the company name

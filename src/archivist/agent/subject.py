@@ -53,11 +53,15 @@ _REFERENCES = frozenset(
 
 
 def may_be_ambiguous(question: str) -> bool:
-    """Whether ``question`` holds a reference word ("it", "that", "the other one").
+    """Whether ``question`` refers to something it does not name.
 
-    A question with none names everything it asks about, so it is never asked back.
+    That takes a reference word ("it", "that", "the other one") and no named subject: a
+    question without reference words names everything it asks about, and in "What were
+    Netflix's revenues and its net income?" the "its" is Netflix (the 1.5B model asked
+    "What is Netflix?" back for both).
     """
-    return bool(_REFERENCES & set(_TOKENS.findall(question.lower())))
+    refers = bool(_REFERENCES & set(_TOKENS.findall(question.lower())))
+    return refers and not subject_terms(question)
 
 
 def subject_terms(question: str) -> set[str]:
