@@ -133,6 +133,11 @@ class Settings(BaseSettings):
     memory_turns: int = Field(default=4, ge=1, description="Turns kept verbatim.")
     memory_summary_tokens: int = Field(default=2000, ge=100)
     tool_result_hits: int = Field(default=6, ge=1, le=20)
+    pipeline_read_chars: int = Field(
+        default=4000, ge=0,
+        description="pipeline strategy: characters of whole parent sections read for the "
+        "answer, best passage's section first (0: answer from the passages only).",
+    )
     max_clarifications: int = Field(default=2, ge=0, description="Ask-back rounds per question.")
 
     # --- web search ----------------------------------------------------------------

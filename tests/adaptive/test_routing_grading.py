@@ -94,7 +94,11 @@ def test_an_irrelevant_chunk_never_reaches_the_answer(service_for) -> None:
             assert "apt install postgresql" in call.text
         assert source_names(events) == ["postgres-guide.md"]
         grade = steps(events, "grade")[0]
-        assert grade["kept"] == 1 and grade["dropped"] >= 1
+        assert grade["dropped"] >= 1
+        if strategy == "tools":
+            assert grade["kept"] == 1
+        else:  # the pipeline's gate keeps on-subject passages as context (the espresso one
+            assert grade["kept"] >= 1  # is not): small graders drop passages that answer
 
 
 def test_no_relevant_passage_retries_once_with_a_rewrite_then_abstains(service_for) -> None:

@@ -7,7 +7,11 @@ which sub-questions have kept evidence:
   document passage is ``ungraded`` (the grader's output could not be parsed); or there is
   no evidence at all (a direct reply, a retrieval-only answer without the LLM).
 - **high**: every sub-question has at least two distinct passages from the user's
-  documents graded relevant, and the answer cites the documents it used.
+  documents graded relevant (a section read in full counts as the passage that led to
+  it; passages kept only as ``context`` do not count), the answer cites the documents it
+  used, and the passages name every subject of the question (see ``subject.py``): a
+  grader that kept a footnote about another "capital" for "What is the capital of
+  Mongolia?" gives no high confidence.
 - **medium**: everything in between: a sub-question rests on a single passage, the
   evidence is only from the web, or the answer names no document it used.
 """
@@ -18,21 +22,30 @@ from collections.abc import Iterable
 
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence
+from archivist.agent.subject import fully_on_subject
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
 
 
 def _distinct(items: Iterable[Evidence]) -> int:
-    return len({(e["kind"], e["parent_id"], e.get("text", "")[:200]) for e in items})
+    """Distinct passages; a section read in full adds nothing to a passage found in it."""
+    chosen = list(items)
+    passages = {(e["parent_id"], e.get("text", "")[:200])
+                for e in chosen if e["kind"] != "parent"}
+    found_in = {parent for parent, _ in passages}
+    sections = {e["parent_id"] for e in chosen if e["kind"] == "parent"} - found_in
+    return len(passages) + len(sections)
 
 
 def confidence(
-    answer: str, evidence: list[Evidence], sub_questions: Iterable[int], cited: bool = True
+    answer: str, evidence: list[Evidence], sub_questions: Iterable[int], cited: bool = True,
+    question: str = "",
 ) -> str:
     """The confidence of ``answer`` given the kept ``evidence`` per sub-question index.
 
-    ``cited`` says whether the answer names the documents it used (see ``sources.py``).
+    ``cited`` says whether the answer names the documents it used (see ``sources.py``);
+    ``question`` (when given) must have all its named subjects in the evidence for high.
     """
     indices = list(sub_questions)
     if abstains(answer) or not evidence or not indices:
@@ -40,11 +53,12 @@ def confidence(
     documents = [e for e in evidence if e["kind"] != "web"]
     if any(e.get("grade", "relevant") == "ungraded" for e in documents):
         return LOW
-    level = HIGH if cited else MEDIUM
+    level = HIGH if cited and fully_on_subject(question, evidence) else MEDIUM
     for index in indices:
         own = [e for e in evidence if e["sub_question"] == index]
         if not own:
             return LOW
-        if _distinct(e for e in own if e["kind"] != "web") < 2:
+        if _distinct(e for e in own if e["kind"] != "web"
+                     and e.get("grade", "relevant") == "relevant") < 2:
             level = MEDIUM
     return level

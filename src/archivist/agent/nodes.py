@@ -26,6 +26,7 @@ from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
+from archivist.agent.subject import looks_compound, may_be_ambiguous
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -137,10 +138,17 @@ class ConversationNodes:
             route = "documents"
         else:
             emit_step("route", route)
-        if not parsed.is_clear and may_ask:
+        if not parsed.is_clear and may_ask and not may_be_ambiguous(question):
+            emit_step("clear", "nothing in the question to resolve: not asked back")
+        elif not parsed.is_clear and may_ask:
             ask = parsed.clarification_question.strip() or "What exactly do you mean?"
             return {"clarification": ask, "sub_questions": [], "route": route}
         subs = _clean(parsed.sub_questions, self.max_sub_questions) or [question]
+        if len(subs) > 1 and not looks_compound(question):
+            # a one-part question is never split (small models split "How do I read a CSV
+            # file into R?" in three); with history the first rewrite keeps the references
+            emit_step("no_split", f"one-part question: {len(subs)} sub-questions dropped")
+            subs = subs[:1] if state.messages else [question]
         if subs != [question]:
             emit_step("rewrite", " | ".join(subs), original=question)
         if len(subs) > 1:
@@ -217,7 +225,8 @@ class ConversationNodes:
         for name in report.invented:
             emit_step("dropped_citation", name)
         level = confidence(
-            text, evidence, [s["index"] for s in subs], cited=report.attribution == "cited"
+            text, evidence, [s["index"] for s in subs], cited=report.attribution == "cited",
+            question=state.question,
         )
         return {
             "answer": text,

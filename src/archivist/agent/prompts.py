@@ -23,8 +23,10 @@ UNTRUSTED_NOTE = (
 ANALYZE_SYSTEM = """You prepare a user's question for searching their document library.
 Use the conversation so far to make the question self-contained: resolve pronouns and
 references ("it", "that", "the second one") to the things named earlier.
-- sub_questions: 1 question in most cases. Split into 2 or 3 only when the user asks for
-  truly separate things (e.g. "What is X? What is Y?"). Each one must stand alone.
+- sub_questions: exactly 1 question (the user's question, made self-contained) unless
+  the user asks for truly separate things joined by "and" or in two questions (e.g.
+  "What is X? What is Y?"); then 2 or 3, each standing alone. A how-to question is ONE
+  question: never split it into steps.
 - is_clear: set false ONLY when the question depends on something never identified
   (e.g. "Tell me about that thing" with nothing earlier to point to). Then write one
   specific clarification_question. Named terms, acronyms, file names and new topics are
@@ -67,21 +69,26 @@ DIRECT_SYSTEM = """You are Archivist, an assistant that answers questions about 
 documents. Reply to this greeting or small talk in one or two friendly sentences, and
 invite a question about the documents."""
 
-GRADE_SYSTEM = f"""You grade search results for a question. For each passage decide
-whether it helps answer the question (it states a fact the answer needs, or names the
-subject asked about). List the ids of the passages that do, e.g. ["P1", "P3"]; an empty list
-when none does. When none does, also write rewritten_query: a better search query for the
-same question (the key terms, synonyms, other words). When some do but they only lead
-halfway (they name the film, person or place the question is really about without the fact
-it asks), write next_query: a search query for the missing fact, naming what the passages
-named, e.g. "Tamsin Orwell university". {UNTRUSTED_NOTE}"""
+GRADE_SYSTEM = f"""You grade search results for a question. A passage is relevant when it
+is about what the question asks and could help answer it, even partly: it states a fact,
+figure, table row, definition, command or instruction the answer needs, or it comes from
+the section that covers the question's subject. Tables of figures count. When in doubt,
+keep the passage. A passage about a different subject that merely shares a word with the
+question is not relevant (a passage about one country's capital does not answer a question
+about another country). List the ids of the relevant passages, e.g. ["P1", "P3"]; an empty
+list when none is. When none is, also write rewritten_query: a better search query for the
+same question (the key terms, synonyms, other words). When some are relevant but they only
+lead halfway (they name the film, person or place the question is really about without the
+fact it asks), write next_query: a search query for the missing fact, naming what the
+passages named, e.g. "Tamsin Orwell university". {UNTRUSTED_NOTE}"""
 
 GRADE_USER = """Question: {question}
 
 {passages}"""
 
 WRITE_SYSTEM = f"""Answer the user's question from the passages below, and only from
-them: never from general knowledge. Be concise, with no preamble. {CITATION_RULE}
+them: never from general knowledge. Read every passage: the answer may be in any of them,
+often in a table row. Be concise, with no preamble. {CITATION_RULE}
 For a web passage cite its title in square brackets, e.g. [Jupiter].
 If the passages do not answer the question, reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""

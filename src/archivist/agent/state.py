@@ -47,7 +47,7 @@ class Evidence(TypedDict):
     sub_question: int
     text: NotRequired[str]  # the quoted text (what the grader and the writer see)
     url: NotRequired[str]  # web results only
-    grade: NotRequired[str]  # "relevant", or "ungraded" when grading failed
+    grade: NotRequired[str]  # "relevant"; "context" (kept by the pipeline's gate); "ungraded"
 
 
 def graded_as(item: Evidence, grade: str) -> Evidence:

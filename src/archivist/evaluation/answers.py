@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,13 +23,16 @@ from langchain_core.callbacks import BaseCallbackHandler
 from archivist.evaluation.metrics import mean
 from archivist.evaluation.qa_datasets import QAItem
 from archivist.evaluation.qa_metrics import (
+    abstained,
+    abstention_correct,
+    citation_correct,
     document_recall,
     exact_match,
+    facts_found,
     page_recall,
     phrase_recall,
     token_f1,
 )
-from archivist.observability import attach_callbacks
 
 if TYPE_CHECKING:
     from archivist.application import Application
@@ -48,6 +50,9 @@ __all__ = [
 ]
 
 ANSWER_METRICS = (
+    "correct",
+    "citation_accuracy",
+    "abstention_accuracy",
     "exact_match",
     "f1",
     "gold_doc_recall_cited",
@@ -97,9 +102,16 @@ class ContextCollector(BaseCallbackHandler):
 
 
 def score_item(
-    item: QAItem, answer: str, sources: Sequence[dict[str, Any]], contexts: Sequence[dict[str, Any]]
+    item: QAItem, answer: str, sources: Sequence[dict[str, Any]],
+    contexts: Sequence[dict[str, Any]], *, cites: bool = True,
 ) -> dict[str, float | None]:
-    """Every answer metric of one item (``None`` where the item has no gold data for it)."""
+    """Every answer metric of one item (``None`` where the item has no gold data for it).
+
+    ``correct``: the answer states every key fact (answerable items with key facts);
+    ``citation_accuracy``: a cited page is a gold page (answers, not abstentions, of items
+    with gold pages; ``None`` for a system that ``cites`` nothing by design);
+    ``abstention_accuracy``: it abstains exactly when the item is unanswerable.
+    """
     evidence = [e for c in contexts for e in c.get("evidence", [])]
     retrieved = [str(e.get("document_name", "")) for e in evidence]
     cited = [str(s.get("document_name", "")) for s in sources]
@@ -108,7 +120,11 @@ def score_item(
     ]
     texts = [str(c.get("text", "")) for c in contexts]
     gold = item.gold_documents
+    answerable = item.answerable is not False
     return {
+        "correct": facts_found(answer, item.key_facts) if answerable else None,
+        "citation_accuracy": citation_correct(item.gold_pages, spans, answer) if cites else None,
+        "abstention_accuracy": abstention_correct(item.answerable, answer),
         "exact_match": exact_match(answer, item.references),
         "f1": token_f1(answer, item.references),
         "gold_doc_recall_cited": document_recall(gold, cited),
@@ -181,29 +197,17 @@ def summarize(dataset: str, collection: str, records: Sequence[dict[str, Any]]) 
     return summary
 
 
-def _ask(app: Application, item: QAItem, collection: str | None) -> dict[str, Any]:
-    service = app.agent
-    collector = ContextCollector()
-    started = time.perf_counter()
-    with attach_callbacks([collector]):
-        result = service.ask(
-            item.question, thread_id=service.new_thread_id(), collection=collection
-        )
-    sources = [asdict(s) for s in result.sources]
+def _record(item: QAItem, reply: dict[str, Any], cites: bool) -> dict[str, Any]:
     record: dict[str, Any] = {
         "item_id": item.item_id,
         "question": item.question,
         "references": item.references,
-        "answer": result.answer,
-        "status": result.status,
-        "confidence": result.confidence,
-        "error": result.error,
-        "sources": sources,
-        "contexts": collector.contexts,
-        "steps": result.steps,
-        "stats": {**result.stats, "eval_seconds": round(time.perf_counter() - started, 4)},
-        "scores": score_item(item, result.answer, sources, collector.contexts),
+        **reply,
+        "abstained": abstained(reply["answer"]),
     }
+    record["scores"] = score_item(
+        item, reply["answer"], reply["sources"], reply["contexts"], cites=cites
+    )
     return record
 
 
@@ -215,12 +219,19 @@ def run_answers(
     limit: int | None = None,
     progress: ItemProgress | None = None,
     judge: Callable[[QAItem, dict[str, Any]], dict[str, float | None]] | None = None,
+    system: str = "agent",
+    asker: Callable[[QAItem], dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Answer and score the first ``limit`` items, skipping those already in the output.
 
+    ``system`` is ``agent``, ``naive`` or ``closed-book`` (see ``baselines.py``); ``asker``,
+    when given, answers instead (one built by ``make_asker``, reused across calls).
     Returns every record of the selected items (earlier runs' included), in dataset order.
     An exception stops the run; the items finished so far are kept for the next one.
     """
+    from archivist.evaluation.baselines import make_asker
+
+    ask = asker or make_asker(app, system, collection)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "answers.jsonl"
     finished = load_finished(path)
@@ -230,7 +241,7 @@ def run_answers(
         for done, item in enumerate(selected, start=1):
             record = finished.get(item.item_id)
             if record is None or record.get("error"):  # failed items are retried
-                record = _ask(app, item, collection)
+                record = _record(item, ask(item), cites=system != "closed-book")
                 if judge is not None and not record["error"]:
                     record["judge"] = judge(item, record)
                 handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")

@@ -2,6 +2,10 @@
 
 * **Curated** items (a JSON list or JSONL): ``{question, reference, context_phrases,
   source}``; ``reference`` may be a string or a list, ``source`` a document name or a list.
+  Optional: ``pages`` (gold pages of the single ``source``, numbered from 1), ``key_facts``
+  (strings that a correct answer must all contain; ``"a|b"`` accepts either) and
+  ``answerable`` (``false``: the documents do not hold the answer, so the right reply is an
+  abstention).
 * **BEIR folder** whose ``queries.jsonl`` carries answers (HotpotQA: ``answers`` at the top
   level; ``metadata.answer(s)`` also works). The qrels give the supporting passages (gold
   documents, named by corpus ``_id``).
@@ -35,6 +39,9 @@ class QAItem:
     gold_pages: list[tuple[str, int]] = field(default_factory=list)
     evidence_texts: list[str] = field(default_factory=list)
     supporting_passages: bool = False  # gold documents are BEIR passages (HotpotQA)
+    key_facts: list[str] = field(default_factory=list)
+    answerable: bool | None = None  # None: the dataset does not say
+    kind: str = ""  # free label for grouping results ("simple", "compound", ...)
 
 
 def _as_list(value: Any) -> list[str]:
@@ -88,13 +95,40 @@ def _item(row: dict[str, Any], index: int, path: Path) -> QAItem:
                 texts.append(str(ev["evidence_text"]))
         return QAItem(item_id, question, _as_list(row.get("answer")), [], docs, pages, texts)
     references = _as_list(row.get("reference", row.get("answer", row.get("answers"))))
+    sources = _as_list(row.get("source", row.get("sources")))
     return QAItem(
         item_id,
         question,
         references,
         _as_list(row.get("context_phrases")),
-        _as_list(row.get("source", row.get("sources"))),
+        sources,
+        gold_pages=_gold_pages(row, sources, index, path),
+        key_facts=_as_list(row.get("key_facts")),
+        answerable=_answerable(row, index, path),
+        kind=str(row.get("kind") or ""),
     )
+
+
+def _gold_pages(row: dict[str, Any], sources: list[str], index: int,
+                path: Path) -> list[tuple[str, int]]:
+    pages = row.get("pages")
+    if pages is None:
+        return []
+    if len(sources) != 1 or not isinstance(pages, list) or not all(
+        isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in pages
+    ):
+        raise DatasetError(
+            f"{path}: item {index + 1}: 'pages' must be a list of page numbers (from 1) "
+            "of exactly one 'source'"
+        )
+    return [(sources[0], page) for page in pages]
+
+
+def _answerable(row: dict[str, Any], index: int, path: Path) -> bool | None:
+    value = row.get("answerable")
+    if value is None or isinstance(value, bool):
+        return value
+    raise DatasetError(f"{path}: item {index + 1}: 'answerable' must be true or false")
 
 
 def load_qa_dataset(path: Path | str) -> list[QAItem]:

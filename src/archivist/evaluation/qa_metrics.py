@@ -13,8 +13,12 @@ from collections.abc import Iterable
 from pathlib import PurePath
 
 __all__ = [
+    "abstained",
+    "abstention_correct",
+    "citation_correct",
     "document_recall",
     "exact_match",
+    "facts_found",
     "normalize_answer",
     "page_recall",
     "phrase_recall",
@@ -104,3 +108,61 @@ def page_recall(
         )
 
     return sum(covered(d, p) for d, p in gold_list) / len(gold_list)
+
+
+_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_ABSTAIN_MARKS = ("do not contain", "does not contain", "don't contain", "no information")
+_UNKNOWN_OPENINGS = ("i don't know", "i do not know", "unknown")
+
+
+def _plain(text: str) -> str:
+    """Lower case, single spaces, no thousands separators (``11,692`` = ``11692``)."""
+    return _DIGIT_COMMA.sub("", _squash(text))
+
+
+def _mentions(text: str, phrase: str) -> bool:
+    """``phrase`` occurs in ``text`` as a whole token run (``67`` is not in ``1967``)."""
+    wanted = _plain(phrase)
+    pattern = rf"(?<![a-z0-9]){re.escape(wanted)}(?![a-z0-9])"
+    return bool(wanted) and re.search(pattern, text) is not None
+
+
+def facts_found(answer: str, key_facts: Iterable[str]) -> float | None:
+    """1.0 when the answer states every key fact (``"a|b"``: either), else 0.0.
+
+    Matching ignores case, spacing and thousands separators; code like ``read.csv`` and
+    ``q()`` is matched as written, so the check suits short factual and code answers.
+    """
+    facts = [f for f in key_facts if f.strip()]
+    if not facts:
+        return None
+    text = _plain(answer)
+    return float(all(any(_mentions(text, alt) for alt in f.split("|")) for f in facts))
+
+
+def abstained(answer: str) -> bool:
+    """Whether an answer declines: "the documents do not contain ...", "I don't know"."""
+    head = _squash(answer)[:300].replace("\u2019", "'")
+    return head.startswith(_UNKNOWN_OPENINGS) or any(m in head for m in _ABSTAIN_MARKS)
+
+
+def abstention_correct(answerable: bool | None, answer: str) -> float | None:
+    """1.0 when the answer abstains exactly when the documents cannot answer."""
+    if answerable is None:
+        return None
+    return float(abstained(answer) != answerable)
+
+
+def citation_correct(
+    gold: Iterable[tuple[str, int]], cited: Iterable[tuple[str, int | None, int | None]],
+    answer: str,
+) -> float | None:
+    """1.0 when a cited page holds the answer (is a gold page); ``None`` on an abstention.
+
+    Defined for items with gold pages only; an answer that cites nothing scores 0.0.
+    """
+    gold_list = list(gold)
+    if not gold_list or abstained(answer):
+        return None
+    recall = page_recall(gold_list, cited)
+    return float(bool(recall))

@@ -13,7 +13,10 @@
 
 Each search is recorded as a tool call and its *graded* result, so in the ``tools``
 strategy the model continues from passages that are all relevant. ``write`` answers from
-the kept passages without tools (the ``pipeline`` strategy, and web-only evidence).
+the kept passages without tools (the ``pipeline`` strategy, and web-only evidence); in
+``pipeline`` it first reads the whole parent section of each kept passage, best first,
+within ``read_chars`` characters, so the answer is written from sections, not from
+500-character children cut mid-table.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import logging
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
@@ -34,6 +37,7 @@ from archivist.agent.research.state import ResearchState
 from archivist.agent.state import Evidence, for_sub_question, graded_as
 from archivist.agent.steps import answer_config, content_words, emit_step, message_text, timed
 from archivist.agent.tools import (
+    READ_PARENT,
     SEARCH,
     evidence_block,
     evidence_key,
@@ -44,7 +48,6 @@ from archivist.web import WebSearchProvider, WebUnavailable
 
 log = logging.getLogger(__name__)
 WEB_TOOL = "web_search"
-_T = TypeVar("_T")
 
 
 @dataclass
@@ -110,27 +113,21 @@ def keyword_query(question: str) -> str:
     return " ".join(dict.fromkeys(words))
 
 
-def strongest_at_the_edges(items: list[_T]) -> list[_T]:
-    """Best-first items reordered so the strongest sit first and last, the weakest mid-way.
-
-    Models read the start and the end of a long context best ("lost in the middle"):
-    ranks 1, 3, 5, ... lead, and ..., 6, 4, 2 close.
-    """
-    return items[0::2] + items[1::2][::-1]
-
-
 class Corrective:
     """The ``gather`` and ``write`` nodes of a research sub-agent."""
 
     def __init__(
         self, llm: BaseChatModel, grader: Grader, search_tool: BaseTool,
-        web: WebSearchProvider | None, web_results: int = 3,
+        web: WebSearchProvider | None, web_results: int = 3, *,
+        read_tool: BaseTool | None = None, read_chars: int = 0,
     ) -> None:
         self.llm = llm
         self.grader = grader
         self.search_tool = search_tool
         self.web = web
         self.web_results = web_results
+        self.read_tool = read_tool
+        self.read_chars = read_chars
 
     # --- one search round -------------------------------------------------------------
     def _screen(self, question: str, items: list[Evidence], index: int,
@@ -218,10 +215,46 @@ class Corrective:
                 update["web_only"] = True
         return update
 
+    def read_parents(self, state: ResearchState) -> list[Evidence]:
+        """The parent sections of the kept passages, best first, within ``read_chars``.
+
+        A parent already in the evidence is not read again; reading stops at the first
+        section that would overflow the budget.
+        """
+        if self.read_tool is None or self.read_chars <= 0:
+            return []
+        have = {e["parent_id"] for e in state.evidence if e["kind"] == "parent"}
+        budget = self.read_chars - sum(len(e.get("text", "")) for e in state.evidence
+                                       if e["kind"] == "parent")
+        parents: list[Evidence] = []
+        for hit in state.evidence:
+            parent_id = hit["parent_id"]
+            if hit["kind"] != "hit" or parent_id in have or budget <= len(hit.get("text", "")):
+                continue
+            have.add(parent_id)
+            call_id = f"parent-{state.index}-{len(parents)}"
+            message = self.read_tool.invoke(ToolCall(
+                name=READ_PARENT, args={"parent_id": parent_id}, id=call_id, type="tool_call"
+            ))
+            read = list(message.artifact or [])
+            if not read or len(read[0].get("text", "")) > budget:
+                break  # the best remaining section does not fit: no more reading
+            for item in read:
+                budget -= len(item.get("text", ""))
+                grade = hit.get("grade", "relevant")  # a section is worth what led to it
+                kept = graded_as(for_sub_question(item, state.index), grade)
+                parents.append(kept)
+                emit_step("read_parent", parent_id, pages=item["pages"],
+                          sub_question=state.index)
+        return parents
+
     @timed("research")
     def write(self, state: ResearchState) -> dict[str, Any]:
-        """Answer from the kept passages only, with no tools."""
-        passages = "\n".join(evidence_block(e) for e in strongest_at_the_edges(state.evidence))
+        """Answer from the kept passages only, with no tools (sections read in full first)."""
+        parents = self.read_parents(state)
+        # the passages in rank order first (a small model answers from what it reads
+        # first), then the whole sections they come from
+        passages = "\n".join(evidence_block(e) for e in [*state.evidence, *parents])
         reply = self.llm.invoke(
             [
                 SystemMessage(prompts.WRITE_SYSTEM),
@@ -231,4 +264,5 @@ class Corrective:
             ],
             config=answer_config(state.stream_answer),
         )
-        return {"messages": [reply]}
+        return {"messages": [reply], "evidence": parents,
+                "parents_read": [p["parent_id"] for p in parents]}

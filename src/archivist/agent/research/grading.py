@@ -18,6 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from archivist.agent import prompts
 from archivist.agent.state import Evidence, RelevanceGrades, graded_as
 from archivist.agent.steps import emit_step, timed
+from archivist.agent.subject import on_subject
 from archivist.agent.tools import evidence_block
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
@@ -47,17 +48,29 @@ def _ids(values: list[Any], count: int) -> set[int]:
 
 
 class Grader:
-    """Grades a round's passages against a question in one structured call."""
+    """Grades a round's passages against a question in one structured call.
 
-    def __init__(self, fast_llm: BaseChatModel, profile: ModelProfile = DEFAULT_PROFILE) -> None:
+    With ``gate`` (the ``pipeline`` strategy, for small models) the grade decides whether
+    the round found anything at all: when the model keeps any passage, every passage that
+    names the question's subjects is kept too (graded ``context``), in the search's rank
+    order. A 1.5B model kept 1 of 6 passages for "How many paid streaming memberships did
+    Netflix have at the end of 2017?": the DVD segment's table, not the two that answered.
+    """
+
+    def __init__(
+        self, fast_llm: BaseChatModel, profile: ModelProfile = DEFAULT_PROFILE, *,
+        gate: bool = False,
+    ) -> None:
         self.runnable = structured_output(fast_llm, RelevanceGrades, profile)
+        self.gate = gate
 
     @timed("grading")
     def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:
         """Keep the relevant ``items``; with none relevant, suggest a rewritten query.
 
         When the grader's output cannot be parsed even after a retry, every item is kept
-        and marked ``ungraded`` (the answer's confidence is then low).
+        and marked ``ungraded`` (the answer's confidence is then low). Passages that do
+        not name the question's subjects (``subject.on_subject``) are never kept.
         """
         if not items:
             return GradeOutcome()
@@ -70,21 +83,39 @@ class Grader:
         ]
         grades = invoke_structured(self.runnable, messages, RelevanceGrades, "grade",
                                    "passages kept ungraded", report=emit_step)
+        if grades is None and not on_subject(question, items):
+            emit_step("grade", f"grading failed; none of {len(items)} passages names the "
+                      "question's subjects", sub_question=sub_question, kept=0,
+                      dropped=len(items))
+            return GradeOutcome(dropped=list(items), degraded=True)
         if grades is None:
             kept = [graded_as(item, "ungraded") for item in items]
             emit_step("grade", f"grading failed: {len(items)} passages kept ungraded",
                       sub_question=sub_question, kept=len(items), dropped=0)
             return GradeOutcome(kept=kept, degraded=True)
         relevant = _ids(list(grades.relevant), len(items))
+        if relevant and not on_subject(question, [items[n - 1] for n in relevant]):
+            emit_step("off_subject", "the passages graded relevant do not name the "
+                      "question's subjects; all dropped", sub_question=sub_question)
+            relevant = set()
         outcome = GradeOutcome(
             rewritten_query=" ".join(grades.rewritten_query.split())[:300],
             next_query=" ".join(grades.next_query.split())[:300] if relevant else "",
         )
-        for number, item in enumerate(items, start=1):
+        context = set()
+        if self.gate and relevant:
+            context = {n for n, item in enumerate(items, start=1)
+                       if n not in relevant and on_subject(question, [item])}
+        for number, item in enumerate(items, start=1):  # in the search's rank order
             if number in relevant:
                 outcome.kept.append(graded_as(item, "relevant"))
+            elif number in context:
+                outcome.kept.append(graded_as(item, "context"))
             else:
                 outcome.dropped.append(item)
-        emit_step("grade", f"{len(outcome.kept)} of {len(items)} passages relevant",
+        detail = f"{len(relevant)} of {len(items)} passages relevant"
+        if context:
+            detail += f", {len(context)} more on the subject kept as context"
+        emit_step("grade", detail,
                   sub_question=sub_question, kept=len(outcome.kept), dropped=len(outcome.dropped))
         return outcome

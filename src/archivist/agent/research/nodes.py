@@ -35,6 +35,7 @@ from archivist.agent.state import SubAnswer
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.tools import (
+    READ_PARENT,
     SEARCH,
     make_tools,
 )
@@ -59,10 +60,12 @@ class ResearchNodes:
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader = Grader(self.fast_llm, fast_profile)
+        self.grader = Grader(self.fast_llm, fast_profile, gate=not self.strategy.uses_tools)
         self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
         self.corrective = Corrective(
-            llm, self.grader, self.tools[SEARCH], web, settings.web_results
+            llm, self.grader, self.tools[SEARCH], web, settings.web_results,
+            read_tool=self.tools[READ_PARENT],
+            read_chars=0 if self.strategy.uses_tools else settings.pipeline_read_chars,
         )
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations

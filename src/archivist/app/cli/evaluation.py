@@ -28,6 +28,7 @@ Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Only the firs
 
 _MODES = ("bm25", "dense", "hybrid")
 _ALL_MODES = ("bm25", "dense", "hybrid", "multihop", "graph")
+_STRATEGIES = ("tools", "pipeline")
 
 
 @contextmanager
@@ -144,24 +145,44 @@ def answers(
     tolerance: Annotated[
         float, typer.Option("--tolerance", min=0.0, help="Allowed drop per metric vs baseline.")
     ] = 0.02,
+    system: Annotated[
+        str,
+        typer.Option(
+            "--system",
+            help="agent; naive (top-k hybrid chunks, one answer call); closed-book (no "
+            "retrieval).",
+        ),
+    ] = "agent",
+    strategy: Annotated[
+        str | None,
+        typer.Option("--strategy", help="The agent's research strategy: tools or pipeline."),
+    ] = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Ask the agent every question (fresh conversation each) and score the answers.
+    """Ask every question (fresh conversation each) and score the answers.
 
+    Scores: correct (states the key facts), citation_accuracy (a cited page holds the
+    answer), abstention_accuracy (abstains exactly on unanswerable items), EM/F1, recall.
     Resumable: finished items are kept in OUT/answers.jsonl and skipped on a rerun.
     Exits 1 when a metric fell more than --tolerance below --baseline.
     """
     from archivist.evaluation.answers import run_answers, summarize
     from archivist.evaluation.answers_report import compare_to_baseline, write_answers_report
+    from archivist.evaluation.baselines import SYSTEMS
     from archivist.evaluation.beir import collection_for, ingest_corpus, load_beir
     from archivist.evaluation.qa_datasets import load_qa_dataset
 
+    if system not in SYSTEMS:
+        fail(f"unknown system '{system}' (use {', '.join(SYSTEMS)})", EXIT_USAGE)
+    if strategy is not None and strategy not in _STRATEGIES:
+        fail(f"unknown strategy '{strategy}' (use tools or pipeline)", EXIT_USAGE)
+    overrides = {"strategy": strategy} if strategy else {}
     out_dir = out or Path("eval-results") / dataset.stem
     with eval_errors():
         items = load_qa_dataset(dataset)
         if baseline is not None and not baseline.is_file():
             fail(f"missing file: {baseline}", EXIT_USAGE)
-        with open_app_from_cli(data_dir) as application, _progress() as progress:
+        with open_app_from_cli(data_dir, **overrides) as application, _progress() as progress:
             target = collection
             if dataset.is_dir():
                 beir = load_beir(dataset)
@@ -192,6 +213,7 @@ def answers(
                 limit=limit,
                 progress=lambda done, total, _r: progress.update(task, completed=done, total=total),
                 judge=judge_fn,
+                system=system,
             )
             summary = summarize(dataset.name, target or application.settings.collection, records)
         table = Table(title=f"{summary.dataset}: {summary.items} items")

@@ -1,0 +1,63 @@
+"""Run several ``eval answers`` systems on the same items, item by item, in one process.
+
+Usage (settings such as ``ARCHIVIST_LLM`` come from the environment, as for the CLI)::
+
+    python bench/answers_compare.py DATASET --collection pdfs --data-dir DIR --out OUT \\
+        --limit 20 closed-book naive agent:pipeline agent:tools
+
+Each system writes ``OUT/<system>/answers.jsonl`` exactly as ``archivist eval answers
+--out`` does, and is resumable the same way. Systems take turns per item, so when a slow
+model has to be stopped early, every system has answered the same first items and the
+comparison (``bench/answers_table.py OUT/*``) stays fair. The table is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from archivist.application import open_application
+from archivist.evaluation.answers import run_answers
+from archivist.evaluation.baselines import make_asker
+from archivist.evaluation.qa_datasets import load_qa_dataset
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from answers_table import table  # noqa: E402
+
+
+def main() -> None:
+    """Answer the first ``--limit`` items with every system, taking turns per item."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("systems", nargs="+", help="closed-book, naive, agent[:STRATEGY]")
+    parser.add_argument("--collection", "-c", default=None)
+    parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+
+    items = load_qa_dataset(args.dataset)[: args.limit]
+    overrides = {"data_dir": args.data_dir} if args.data_dir else {}
+    with open_application(**overrides) as app:
+        askers = {}
+        for spec in args.systems:
+            system, _, strategy = spec.partition(":")
+            askers[spec] = make_asker(app, system, args.collection, strategy=strategy or None)
+        for count in range(1, len(items) + 1):
+            for spec, ask in askers.items():
+                started = time.perf_counter()
+                (record, *_) = run_answers(
+                    app, items[count - 1: count], args.out / spec.replace(":", "-"),
+                    collection=args.collection, asker=ask,
+                )
+                print(f"{count}/{len(items)} {spec} {record['item_id']} "
+                      f"{time.perf_counter() - started:.0f}s "
+                      f"correct={record['scores'].get('correct')} "
+                      f"abstained={record.get('abstained')}", flush=True)
+    print(table(sorted(p for p in args.out.iterdir() if (p / "answers.jsonl").is_file())))
+
+
+if __name__ == "__main__":
+    main()

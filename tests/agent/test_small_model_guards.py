@@ -1,0 +1,199 @@
+"""Guards against what a real 1.5B model did (issue 10), each scripted to fail the same way.
+
+- it split "How do I read a CSV file into R?" into three sub-questions;
+- its grader kept an unrelated footnote for "What is the capital of Mongolia?" and the
+  answer came with confidence high;
+- its grader kept 1 of 6 passages for a figure held in a table further down the same
+  section, and the pipeline, reading 500-character children only, abstained.
+
+Only the LLM is scripted; the library, embedder and search are real.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.messages import BaseMessage
+from tests.agent.helpers import done, run, source_names, steps
+
+from archivist.agent.confidence import HIGH, MEDIUM, confidence
+from archivist.agent.prompts import abstains
+from archivist.agent.state import Evidence, QuestionAnalysis, RelevanceGrades
+from archivist.agent.subject import (
+    looks_compound,
+    may_be_ambiguous,
+    on_subject,
+    subject_terms,
+)
+from archivist.application import Application
+from archivist.testing import CallInfo, ScriptedChatModel
+
+
+def _evidence(text: str, document: str = "atlas.md", parent: str = "p1") -> Evidence:
+    return Evidence(kind="hit", parent_id=parent, document_id="d1", document_name=document,
+                    pages="", page_start=None, page_end=None, sub_question=0, text=text,
+                    grade="relevant")
+
+
+def test_subjects_and_compound_questions() -> None:
+    assert subject_terms("What is the capital of Mongolia?") == {"mongolia"}
+    assert subject_terms("How do I read a CSV file into R?") == {"csv", "r"}
+    assert subject_terms("How can I save my workspace?") == set()
+    assert not looks_compound("How do I read a CSV file into R?")
+    assert looks_compound("What were the revenues and the net income in 2017?")
+    assert looks_compound("What is JavaScript? What is Python?")
+    assert may_be_ambiguous("Tell me about that thing") and may_be_ambiguous("Update it?")
+    assert not may_be_ambiguous("How many paid memberships did Netflix have in 2017?")
+    assert not may_be_ambiguous("What were Netflix's revenues and its net income?")
+    footnote = _evidence("the Australian Capital Territory is one of eight territories")
+    assert not on_subject("What is the capital of Mongolia?", [footnote])
+    # a document's name counts: a table chunk of a 10-K need not repeat the company name
+    table = _evidence("Paid memberships at end of period 52,810", "NETFLIX_2017_10K.pdf")
+    assert on_subject("How many paid memberships did Netflix have?", [table])
+    assert on_subject("How can I save my workspace?", [footnote])  # no named subject
+
+
+def test_confidence_is_never_high_when_the_evidence_misses_a_subject() -> None:
+    passages = [_evidence("Canberra is the capital of Australia.", parent="p1"),
+                _evidence("The Australian Capital Territory holds Canberra.", parent="p2")]
+    answer = "Canberra [atlas.md]"
+    assert confidence(answer, passages, [0], question="What is the capital of Australia?") == HIGH
+    assert confidence(answer, passages, [0],
+                      question="What is the capital of Mongolia?") == MEDIUM
+
+
+def _split_in_three(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+    if info.schema is QuestionAnalysis:
+        return QuestionAnalysis(sub_questions=[
+            "What is PostgreSQL?", "What is Debian?", "How do I install a package?"])
+    return None
+
+
+def test_a_one_part_question_is_not_split(make_service) -> None:
+    llm = ScriptedChatModel(rules=[_split_in_three])
+    events = run(make_service(llm), "How do I install PostgreSQL?")
+    assert steps(events, "no_split") and not steps(events, "sub_questions")
+    research = [c for c in llm.calls if "search_documents" in c.tools]
+    assert len(research) == 1 and "Question: How do I install PostgreSQL?" in research[0].text
+    assert "apt install postgresql" in done(events)["answer"]
+
+
+def test_a_compound_question_is_still_split(make_service) -> None:
+    def split(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+        if info.schema is QuestionAnalysis:
+            return QuestionAnalysis(sub_questions=["What is JavaScript?", "What is Python?"])
+        return None
+
+    events = run(make_service(ScriptedChatModel(rules=[split])),
+                 "What are JavaScript and Python?")
+    assert not steps(events, "no_split")
+    assert steps(events, "sub_questions")[0]["items"] == ["What is JavaScript?", "What is Python?"]
+
+
+def _keep_everything(messages: list[BaseMessage], info: CallInfo) -> RelevanceGrades | None:
+    if info.schema is RelevanceGrades:
+        ids = re.findall(r'<passage id="(P\d+)"', "\n".join(str(m.content) for m in messages))
+        return RelevanceGrades(relevant=ids)
+    return None
+
+
+def test_passages_off_the_subject_are_dropped_and_the_agent_abstains(make_service) -> None:
+    llm = ScriptedChatModel(rules=[_keep_everything])  # a grader that keeps anything
+    events = run(make_service(llm), "What is the capital of Mongolia?")
+    assert steps(events, "off_subject")
+    answer = done(events)["answer"]
+    assert abstains(answer)
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert sources["sources"] == [] and sources["confidence"] == "low"
+    assert all(c.schema for c in llm.calls)  # no answer was written from the passages
+
+
+SECTION = """# Annual report
+
+## Streaming memberships
+
+Our members can watch as much as they want, anytime, anywhere, on any internet-connected
+screen. Paid memberships are memberships that have made at least one payment; free trials
+are not paid memberships. We report memberships at the end of each period, by segment.
+""" + "".join(
+    f"Segment note {n}: the segment's revenue per member depends on the plan mix, price "
+    f"changes and foreign exchange in region {n}, reported each quarter.\n" for n in range(12)
+) + """
+Domestic streaming paid memberships at end of period: 52,810 thousand.
+"""
+
+
+def test_the_pipeline_reads_the_whole_section_of_a_kept_passage(
+    make_service, library: Application
+) -> None:
+    library.ingest.texts([("report.md", SECTION)])
+    (parent,) = library.store.parents_of(library.store.documents()[0].document_id)
+    assert "52,810" in parent.text and len(library.store.children_of(parent.document_id)) > 2
+
+    def strict_grader(messages: list[BaseMessage], info: CallInfo) -> RelevanceGrades | None:
+        # keeps only the prose passage, like the 1.5B model keeping 1 of 6
+        if info.schema is not RelevanceGrades:
+            return None
+        text = "\n".join(str(m.content) for m in messages)
+        blocks = re.findall(r'<passage id="(P\d+)"[^>]*>(.*?)</passage>', text, re.S)
+        return RelevanceGrades(relevant=[i for i, body in blocks if "free trials" in body][:1])
+
+    llm = ScriptedChatModel(rules=[strict_grader])
+    question = "How many domestic paid memberships were there at the end of the period?"
+    events = run(make_service(llm, library=library, strategy="pipeline"), question)
+    (read,) = steps(events, "read_parent")
+    assert read["detail"] == parent.parent_id
+    (write_call,) = [c for c in llm.calls if not c.schema]
+    assert "52,810" in write_call.text  # the figure further down the section was shown
+    assert "52,810" in done(events)["answer"]
+    assert source_names(events) == ["report.md"]
+
+
+def test_the_pipeline_reads_no_parents_when_switched_off(
+    make_service, library: Application
+) -> None:
+    library.ingest.texts([("report.md", SECTION)])
+    llm = ScriptedChatModel()
+    service = make_service(llm, library=library, strategy="pipeline", pipeline_read_chars=0)
+    events = run(service, "What are paid memberships?")
+    assert not steps(events, "read_parent")
+
+
+def _always_unclear(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+    if info.schema is QuestionAnalysis:
+        return QuestionAnalysis(is_clear=False, clarification_question="What is PostgreSQL?")
+    return None
+
+
+def test_a_question_that_names_everything_is_not_asked_back(make_service) -> None:
+    # the 1.5B model asked "What is Netflix?" back for a question naming Netflix
+    events = run(make_service(ScriptedChatModel(rules=[_always_unclear])),
+                 "How do I install PostgreSQL?")
+    assert steps(events, "clear") and done(events)["status"] == "answered"
+    assert "apt install postgresql" in done(events)["answer"]
+    # a question with a reference to resolve is still asked back
+    vague = run(make_service(ScriptedChatModel(rules=[_always_unclear])), "How do I install it?")
+    assert done(vague)["status"] == "clarification"
+
+
+def _keep_the_update_section(
+    messages: list[BaseMessage], info: CallInfo
+) -> RelevanceGrades | None:
+    # an on-subject but wrong pick, like the 1.5B model keeping the DVD segment's table
+    if info.schema is not RelevanceGrades:
+        return None
+    text = "\n".join(str(m.content) for m in messages)
+    blocks = re.findall(r'<passage id="(P\d+)"[^>]*>(.*?)</passage>', text, re.S)
+    return RelevanceGrades(relevant=[i for i, body in blocks if "Minor releases" in body][:1])
+
+
+def test_the_pipeline_keeps_on_subject_passages_the_grader_passed_over(make_service) -> None:
+    llm = ScriptedChatModel(rules=[_keep_the_update_section])
+    events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
+    (grade,) = steps(events, "grade")
+    assert "kept as context" in grade["detail"]
+    (write_call,) = [c for c in llm.calls if not c.schema]
+    assert "apt install postgresql" in write_call.text
+    assert "espresso" not in write_call.text.lower()  # off the subject: still dropped
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert sources["confidence"] != "high"  # one passage graded relevant, the rest context

@@ -1,0 +1,141 @@
+"""``eval answers --system``: the naive-RAG and closed-book baselines, and the answer scores
+they share with the agent (correctness, citation accuracy, abstention accuracy)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from archivist.evaluation.beir import DatasetError
+from archivist.evaluation.qa_datasets import load_qa_dataset
+from archivist.evaluation.qa_metrics import (
+    abstained,
+    abstention_correct,
+    citation_correct,
+    facts_found,
+)
+
+ITEMS = [
+    {
+        "id": "etna",
+        "question": "Where is Mount Etna?",
+        "reference": "in Sicily",
+        "key_facts": ["Sicily"],
+        "source": "volcano.md",
+        "answerable": True,
+    },
+    {"id": "mona", "question": "Who painted the Mona Lisa?", "answerable": False},
+]
+
+
+def test_facts_found_matches_numbers_code_and_alternatives() -> None:
+    # thousands separators and spacing do not matter; "a|b" accepts either
+    assert facts_found("Revenues were $11692713 thousand.", ["11,692,713|11.7 billion"]) == 1.0
+    assert facts_found("About 11.7 Billion dollars", ["11,692,713|11.7 billion"]) == 1.0
+    # every fact is needed
+    assert facts_found("Ross Ihaka wrote it", ["Ihaka", "Gentleman"]) == 0.0
+    # whole tokens only: 67 is not inside 1967, read.csv is not read.csv2
+    assert facts_found("founded in 1967", ["67"]) == 0.0
+    assert facts_found("use read.csv2()", ["read.csv"]) == 0.0
+    assert facts_found("Use read.csv(file).", ["read.csv"]) == 1.0
+    assert facts_found("Quit with q() at the prompt", ["q()"]) == 1.0
+    assert facts_found("anything", []) is None
+
+
+def test_abstention_and_citation_scores() -> None:
+    assert abstained("The documents do not contain the painter of the Mona Lisa.")
+    assert abstained("I don't know.")
+    assert abstained("The passages do not contain an answer.")
+    assert not abstained("Leonardo da Vinci painted it.")
+    # unanswerable: abstaining is right; answerable: abstaining is wrong
+    assert abstention_correct(False, "The documents do not contain it.") == 1.0
+    assert abstention_correct(False, "Leonardo da Vinci.") == 0.0
+    assert abstention_correct(True, "The documents do not contain it.") == 0.0
+    assert abstention_correct(None, "x") is None
+    gold = [("10K.pdf", 21)]
+    assert citation_correct(gold, [("10K.pdf", 20, 22)], "It was 9.43 [10K.pdf, p. 21]") == 1.0
+    assert citation_correct(gold, [("10K.pdf", 30, 30)], "It was 9.43 [10K.pdf, p. 30]") == 0.0
+    assert citation_correct(gold, [], "It was 9.43.") == 0.0  # uncited answer
+    assert citation_correct(gold, [], "The documents do not contain it.") is None
+    assert citation_correct([], [("10K.pdf", 21, 21)], "9.43") is None
+
+
+def test_curated_pages_and_answerable(tmp_path: Path) -> None:
+    path = tmp_path / "qa.jsonl"
+    rows = [{**ITEMS[0], "pages": [1, 2]}, ITEMS[1]]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    etna, mona = load_qa_dataset(path)
+    assert etna.gold_pages == [("volcano.md", 1), ("volcano.md", 2)]
+    assert etna.key_facts == ["Sicily"] and etna.answerable is True
+    assert mona.answerable is False and mona.gold_pages == []
+    path.write_text(json.dumps({**ITEMS[0], "pages": ["one"]}) + "\n")
+    with pytest.raises(DatasetError, match="item 1: 'pages'"):
+        load_qa_dataset(path)
+    path.write_text(json.dumps({**ITEMS[0], "answerable": "yes"}) + "\n")
+    with pytest.raises(DatasetError, match="'answerable' must be true or false"):
+        load_qa_dataset(path)
+
+
+def _records(out: Path) -> dict[str, dict]:
+    lines = (out / "answers.jsonl").read_text().splitlines()
+    return {r["item_id"]: r for r in map(json.loads, lines)}
+
+
+def test_naive_and_closed_book_baselines(
+    cli: typer.Typer, scripted_library: Path, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "qa.jsonl"
+    dataset.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    runner = CliRunner()
+    base = ["eval", "answers", str(dataset), "--data-dir", str(scripted_library)]
+
+    naive_out = tmp_path / "naive"
+    naive = runner.invoke(cli, [*base, "--system", "naive", "--out", str(naive_out)])
+    assert naive.exit_code == 0, naive.output
+    records = _records(naive_out)
+    etna, mona = records["etna"], records["mona"]
+    # one search, one model call; the passages it read are the contexts
+    assert etna["stats"]["llm_calls"] == 1 and mona["stats"]["llm_calls"] == 1
+    assert [c["tool"] for c in etna["contexts"]] == ["search_documents"]
+    assert "Sicily" in etna["answer"] and etna["sources"][0]["document_name"] == "volcano.md"
+    assert etna["scores"]["correct"] == 1.0 and etna["scores"]["abstention_accuracy"] == 1.0
+    # no passage shares a word with the Mona Lisa: the writer abstains, which is right here
+    assert mona["abstained"] and mona["scores"]["abstention_accuracy"] == 1.0
+    assert mona["scores"]["correct"] is None  # nothing to be correct about
+    summary = json.loads((naive_out / "answers_report.json").read_text())["summary"]
+    assert summary["metrics"]["abstention_accuracy"] == 1.0
+    assert summary["counts"]["correct"] == 1
+
+    closed_out = tmp_path / "closed"
+    closed = runner.invoke(cli, [*base, "--system", "closed-book", "--out", str(closed_out)])
+    assert closed.exit_code == 0, closed.output
+    records = _records(closed_out)
+    assert all(r["contexts"] == [] and r["sources"] == [] for r in records.values())
+    assert all(r["stats"]["llm_calls"] == 1 for r in records.values())
+    # the question alone reaches the model: no passage block, no document name
+    assert "Sicily" not in records["etna"]["answer"]
+    assert records["etna"]["scores"]["correct"] == 0.0
+    assert records["etna"]["scores"]["citation_accuracy"] is None  # cannot cite by design
+
+
+def test_unknown_system_or_strategy_is_a_usage_error(
+    cli: typer.Typer, scripted_library: Path, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "qa.jsonl"
+    dataset.write_text(json.dumps(ITEMS[0]) + "\n")
+    runner = CliRunner()
+    base = ["eval", "answers", str(dataset), "--data-dir", str(scripted_library)]
+    bad_system = runner.invoke(cli, [*base, "--system", "oracle"])
+    assert bad_system.exit_code == 2 and "unknown system 'oracle'" in bad_system.output
+    bad_strategy = runner.invoke(cli, [*base, "--strategy", "magic"])
+    assert bad_strategy.exit_code == 2 and "unknown strategy 'magic'" in bad_strategy.output
+    agent_out = tmp_path / "agent"
+    piped = runner.invoke(cli, [*base, "--strategy", "pipeline", "--out", str(agent_out)])
+    assert piped.exit_code == 0, piped.output
+    (record,) = _records(agent_out).values()
+    assert any(s.get("kind") == "strategy" and "pipeline" in str(s.get("detail"))
+               for s in record["steps"])
