@@ -32,7 +32,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch, embedder) -> typer.Typer:
     monkeypatch.setattr(
-        "archivist.index.store.SentenceTransformerEmbedder", lambda *a, **k: embedder
+        "archivist.index.store.make_embedder", lambda *a, **k: embedder
     )
     monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
     cli = typer.Typer()

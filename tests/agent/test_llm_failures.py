@@ -71,7 +71,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch, embedder) -> typer.Typer:
     monkeypatch.setattr(
-        "archivist.index.store.SentenceTransformerEmbedder", lambda *a, **k: embedder
+        "archivist.index.store.make_embedder", lambda *a, **k: embedder
     )
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("ARCHIVIST_LLM", "openai:m")
