@@ -32,6 +32,7 @@ class Server:
     process: subprocess.Popen[str]
     data_dir: Path
     spool: Path
+    output: list[str]
 
     @property
     def port(self) -> int:
@@ -40,8 +41,8 @@ class Server:
 
 
 @contextmanager
-def archivist_serve(root: Path, **settings: str) -> Iterator[Server]:
-    """Run ``archivist serve --port 0`` with ``ARCHIVIST_<NAME>`` settings; stop it after."""
+def archivist_serve(root: Path, *flags: str, **settings: str) -> Iterator[Server]:
+    """Run ``archivist serve --port 0 [flags]`` with ``ARCHIVIST_<NAME>`` settings."""
     data_dir, spool = root / "data", root / "spool"
     spool.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
@@ -50,7 +51,7 @@ def archivist_serve(root: Path, **settings: str) -> Iterator[Server]:
                TMPDIR=str(spool), HF_HUB_OFFLINE="1")
     env.setdefault("ARCHIVIST_LLM", "scripted")
     process = subprocess.Popen(
-        [sys.executable, "-m", "archivist", "serve", "--port", "0"],
+        [sys.executable, "-m", "archivist", "serve", "--port", "0", *flags],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     assert process.stdout is not None
@@ -67,9 +68,9 @@ def archivist_serve(root: Path, **settings: str) -> Iterator[Server]:
     if url is None:
         process.kill()
         raise AssertionError("archivist serve did not start:\n" + "".join(lines))
-    threading.Thread(target=_drain, args=(process,), daemon=True).start()
+    threading.Thread(target=_drain, args=(process, lines), daemon=True).start()
     try:
-        yield Server(url, process, data_dir, spool)
+        yield Server(url, process, data_dir, spool, lines)
     finally:
         process.terminate()
         try:
@@ -78,10 +79,10 @@ def archivist_serve(root: Path, **settings: str) -> Iterator[Server]:
             process.kill()
 
 
-def _drain(process: subprocess.Popen[str]) -> None:
+def _drain(process: subprocess.Popen[str], lines: list[str]) -> None:
     assert process.stdout is not None
-    for _line in process.stdout:
-        pass
+    for line in process.stdout:
+        lines.append(line)
 
 
 def wait_healthy(url: str) -> None:

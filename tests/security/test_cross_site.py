@@ -47,3 +47,16 @@ def test_the_web_ui_answers_on_localhost_only(open_server: Server) -> None:
     rebound = httpx.get(f"{open_server.url}/ui/", timeout=60,
                         headers={"Host": "attacker.rebind.example"})
     assert rebound.status_code == 400
+
+
+def test_serving_beyond_localhost_says_which_hosts_it_answers(tmp_path, figure) -> None:
+    import time
+
+    from attack import KEYS, archivist_serve, wait_healthy
+
+    with archivist_serve(tmp_path, "--host", "0.0.0.0", admin_keys=KEYS["admin"]) as server:
+        wait_healthy(server.url.replace("0.0.0.0", "127.0.0.1"))
+        time.sleep(0.5)
+        output = "".join(server.output)
+    assert "answers only to the host names localhost, 127.0.0.1, ::1" in output
+    assert "no API keys" not in output  # an admin key is a key

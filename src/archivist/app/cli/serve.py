@@ -85,10 +85,16 @@ def register(app: typer.Typer) -> None:
         shown = f"[{settings.host}]" if ":" in settings.host else settings.host
         url = f"http://{shown}:{bound_port}"
         console.print(f"Archivist listening on {url}  (web UI {url}/ui · API docs {url}/docs)")
-        if settings.host not in LOCAL_HOSTS and not settings.api_key_list:
+        if settings.host not in LOCAL_HOSTS and not api.state.keys.enabled:
             err_console.print(
                 "[yellow]warning:[/yellow] listening beyond localhost with no API keys; "
                 "set ARCHIVIST_API_KEYS to require them"
+            )
+        if settings.host not in LOCAL_HOSTS and set(settings.trusted_host_list) <= LOCAL_HOSTS:
+            err_console.print(
+                "[yellow]note:[/yellow] the server answers only to the host names "
+                f"{', '.join(settings.trusted_host_list)}; set ARCHIVIST_TRUSTED_HOSTS to the "
+                "names clients use"
             )
         # the CLI on this machine finds the server here and goes through it
         address = ServerAddress(_reachable(settings.host, bound_port), new_token(), os.getpid())

@@ -111,7 +111,7 @@ def delete(chat: ChatDep, owner: Owner, thread_id: ThreadId) -> Response:
                409: {"model": ErrorBody, "description": "A turn is already running."},
                503: {"model": ErrorBody, "description": "The LLM cannot be reached."}},
 )
-async def send(chat: ChatDep, settings: SettingsDep, owner: Owner, thread_id: ThreadId,
+async def send(chat: ChatDep, settings: SettingsDep, caller: CallerDep, thread_id: ThreadId,
                body: MessageIn) -> Answer | JSONResponse:
     """Send a message and get the whole turn back.
 
@@ -119,7 +119,8 @@ async def send(chat: ChatDep, settings: SettingsDep, owner: Owner, thread_id: Th
     LLM cannot be reached the answer is 503, naming the provider, with a clearly
     labelled retrieval-only answer in ``retrieval_only``.
     """
-    collection = chat.collection_of(thread_id, owner)
+    collection = chat.collection_of(thread_id, caller.owner)
+    caller.check_collection(collection)
     message = _message(body)
     turn = chat.events(message, thread_id, collection)
     answer = await run_in_threadpool(collect, turn, thread_id)
@@ -137,14 +138,15 @@ async def send(chat: ChatDep, settings: SettingsDep, owner: Owner, thread_id: Th
         409: {"model": ErrorBody, "description": "A turn is already running."},
     },
 )
-async def stream(chat: ChatDep, owner: Owner, thread_id: ThreadId, body: MessageIn
+async def stream(chat: ChatDep, caller: CallerDep, thread_id: ThreadId, body: MessageIn
                  ) -> StreamingResponse:
     """Send a message; the turn's events stream back as server-sent events.
 
     When the LLM cannot be reached, an ``error`` event names it and a retrieval-only
     answer (labelled as such) follows, with ``done.status = "retrieval_only"``.
     """
-    collection = chat.collection_of(thread_id, owner)
+    collection = chat.collection_of(thread_id, caller.owner)
+    caller.check_collection(collection)
     message = _message(body)
     turn = chat.events(message, thread_id, collection)
 
