@@ -17,10 +17,13 @@ from archivist.documents.loaders import MAX_DOCX_ENTRIES, load_file
 from archivist.types import LoadError
 
 MEASURE = """
-import json, resource, sys, time
+import json, re, sys, time
 from pathlib import Path
 from archivist.documents.loaders import load_file
 from archivist.types import LoadError
+def peak_rss_kb():  # VmHWM: this process's own peak (ru_maxrss would include the parent's)
+    status = open("/proc/self/status").read()
+    return int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1))
 started = time.perf_counter()
 try:
     load_file(Path(sys.argv[1]))
@@ -28,7 +31,7 @@ try:
 except LoadError as exc:
     outcome = str(exc)
 print(json.dumps({"outcome": outcome, "seconds": time.perf_counter() - started,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mb": peak_rss_kb() / 1024}))
 """
 
 
