@@ -26,6 +26,8 @@ class Source:
     page_end: int | None = None
     kind: Literal["document", "web"] = "document"
     url: str | None = None
+    parent_id: str | None = None  # the section the passage came from (documents only)
+    passage: str = ""  # the retrieved text, as the agent read it (shortened)
 
     def label(self) -> str:
         """The label shown to users: ``R-FAQ.pdf, pp. 3-5`` or ``guide.md, § Install``."""

@@ -45,7 +45,12 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class IngestProgress:
-    """What a progress display needs after each file."""
+    """What a progress display needs after each file (``result`` set), and during one.
+
+    While a file is being ingested, ``stage`` says what happens to it (``converting``,
+    ``embedding``, ``indexing``), with its page count and the chunks embedded so far out
+    of ``stage_total``; ``pages`` and ``chunks`` stay 0 until the file is done.
+    """
 
     files_done: int
     files_total: int
@@ -55,9 +60,33 @@ class IngestProgress:
     result: FileResult | None = None
     ocr_pages: int = 0
     ocr_seconds: float = 0.0
+    stage: str = "done"
+    stage_pages: int = 0
+    stage_done: int = 0
+    stage_total: int = 0
 
 
 ProgressCallback = Callable[[IngestProgress], None]
+StageCallback = Callable[..., None]
+EMBED_STEP = 256  # chunks embedded between two progress reports
+
+
+def _no_stage(*_args: object) -> None:
+    """No progress display."""
+
+
+def _stage_reporter(
+    progress: ProgressCallback | None, files_done: int, files_total: int, path: str
+) -> StageCallback:
+    """A callback reporting one file's stages to ``progress`` (if any)."""
+    if progress is None:
+        return _no_stage
+
+    def report(stage: str, pages: int = 0, done: int = 0, total: int = 0) -> None:
+        progress(IngestProgress(files_done, files_total, path, stage=stage, stage_pages=pages,
+                                stage_done=done, stage_total=total))
+
+    return report
 
 
 def content_hash(data: bytes) -> str:
@@ -130,6 +159,7 @@ class Ingestor:
         self.workers = workers
         self.catalog = store.catalog
         self.report = IngestReport()
+        self._stage: StageCallback = _no_stage
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest every file under ``paths``; failures are recorded, never raised.
@@ -161,6 +191,8 @@ class Ingestor:
                     position += 1
                 _, future = inflight.popleft()
                 job = prepared[index]
+                self._stage = _stage_reporter(progress, index, len(files),
+                                              str(getattr(job, 'path', '')))
                 result = job if isinstance(job, FileResult) else self._finish(job, future)
                 self.report.results.append(result)
                 if progress:
@@ -334,7 +366,12 @@ class Ingestor:
             for c in chunked.children
         ]
         started = time.perf_counter()
-        dense = store.embedder.embed_documents(texts)
+        pages = sum(chunked.loaded.page_count for _, chunked, _ in batch)
+        dense: list[list[float]] = []
+        for start in range(0, len(texts), EMBED_STEP):
+            self._stage("embedding", pages, len(dense), len(texts))
+            dense.extend(store.embedder.embed_documents(texts[start : start + EMBED_STEP]))
+        self._stage("indexing", pages, len(texts), len(texts))
         sparse = [store.bm25.encode_document(t) for t in texts]
         self.report.timings["embedding"] += time.perf_counter() - started
         started = time.perf_counter()

@@ -170,6 +170,10 @@ class Settings(BaseSettings):
         "bind host is added when it is a specific address.",
     )
     max_upload_mb: int = Field(default=50, ge=1, description="The largest upload, in MB.")
+    sync_folders: str = Field(
+        default="", description="Comma-separated folders the server keeps its collection in "
+        "step with (archivist sync --watch, run by the server).")
+    sync_interval_s: float = Field(default=1.0, ge=0.2, description="Seconds between checks.")
 
     # --- observability -------------------------------------------------------------
     langfuse_public_key: str | None = Field(
@@ -264,6 +268,11 @@ class Settings(BaseSettings):
     def read_only_key_list(self) -> list[str]:
         """Configured read-only keys."""
         return _split(self.read_only_keys)
+
+    @property
+    def sync_folder_list(self) -> list[Path]:
+        """The folders the server watches."""
+        return [Path(f).expanduser() for f in _split(self.sync_folders)]
 
     @property
     def trusted_host_list(self) -> list[str]:

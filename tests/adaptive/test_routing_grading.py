@@ -129,11 +129,13 @@ def test_retry_then_web_fallback_cites_web_sources(service_for, wiki: WikiServer
     assert kinds.index("retry") < kinds.index("web_fallback") < kinds.index("web_search")
     assert len(steps(events, "search")) == 2  # the question, then the rewrite
     (source,) = sources_event(events)["sources"]
+    passage = source.pop("passage")
     assert source == {
         "document_id": "https://en.wikipedia.org/wiki/Jupiter", "document_name": "Jupiter",
         "pages": "", "page_start": None, "page_end": None, "kind": "web",
-        "url": "https://en.wikipedia.org/wiki/Jupiter",
+        "url": "https://en.wikipedia.org/wiki/Jupiter", "parent_id": None,
     }
+    assert "Jupiter" in passage  # the snippet the answer was written from
     answer = done(events)["answer"]
     assert "[Jupiter]" in answer and "largest planet" in answer
     assert sources_event(events)["confidence"] == "medium"  # evidence only from the web

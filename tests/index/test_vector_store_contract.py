@@ -160,6 +160,16 @@ def test_delete_document_removes_only_that_document(store: VectorStore) -> None:
     assert hits and all(h.payload["document_id"] != "doc-a" for h in hits)
 
 
+def test_rename_document_changes_only_its_name(store: VectorStore) -> None:
+    fill(store)
+    store.rename_document("default", "doc-b", "renamed.md")
+    hits = store.query("default", "dense", len(CHILDREN), _dense(4), None)
+    names = {h.payload["document_id"]: h.payload["document_name"] for h in hits}
+    assert names == {"doc-a": "doc-a.md", "doc-b": "renamed.md", "doc-c": "doc-c.md"}
+    assert store.count("default") == len(CHILDREN)
+    store.rename_document("nothing", "doc-b", "x.md")  # no collection: no error
+
+
 def test_dense_ranks_by_cosine(store: VectorStore) -> None:
     fill(store)
     hits = store.query("default", "dense", 3, _dense(6), None)

@@ -18,6 +18,7 @@ from archivist.events import Source
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,300})\]")
 _PAGES = re.compile(r"pp?\.\s*\d+(?:\s*[-–]\s*\d+)?")
 MAX_SOURCES = 10
+PASSAGE_CHARS = 600
 
 
 @dataclass
@@ -56,6 +57,8 @@ def _to_source(item: Evidence) -> Source:
         page_end=item["page_end"],
         kind="web" if item["kind"] == "web" else "document",
         url=item.get("url"),
+        parent_id=None if item["kind"] == "web" else item["parent_id"] or None,
+        passage=" ".join(item.get("text", "").split())[:PASSAGE_CHARS],
     )
 
 

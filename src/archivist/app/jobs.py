@@ -46,7 +46,48 @@ class Job:
     current: str | None = None
     error: str | None = None
     rejected: int = 0
+    stage: str = "queued"
+    pages: int = 0
+    chunks: int = 0
+    current_pages: int = 0
+    current_chunks_done: int = 0
+    current_chunks_total: int = 0
     done: threading.Event = field(default_factory=threading.Event)
+
+    def follow(self, event: IngestProgress) -> None:
+        """Take in one progress event of the ingest."""
+        self.files_done = event.files_done
+        self.current = Path(event.path).name
+        if event.result is None:
+            self.stage = event.stage
+            self.current_pages = event.stage_pages
+            self.current_chunks_done = event.stage_done
+            self.current_chunks_total = event.stage_total
+            return
+        self.results.append(_outcome(event.result.path, event.result))
+        self.pages += event.result.pages
+        self.chunks += event.result.chunks
+        self.current_pages = self.current_chunks_done = self.current_chunks_total = 0
+
+    def fraction(self) -> float:
+        """How far the job is, from 0 to 1 (files, and chunks within the current file)."""
+        if not self.staged:
+            return 1.0
+        within = (self.current_chunks_done / self.current_chunks_total
+                  if self.current_chunks_total else 0.0)
+        return min(1.0, (self.files_done + 0.9 * within) / len(self.staged))
+
+    def describe(self) -> str:
+        """One progress line: the stage of the current file, then the totals so far."""
+        total = len(self.staged)
+        where = f"file {min(self.files_done + 1, total)}/{total}"
+        current = f" {self.current}" if self.current else ""
+        if self.current_pages:
+            current += f" ({self.current_pages} pages)"
+        if self.current_chunks_total:
+            current += f": {self.current_chunks_done}/{self.current_chunks_total} chunks"
+        done = f"{self.pages + self.current_pages} pages, {self.chunks} chunks indexed"
+        return f"{self.stage}{current} · {where} · {done}"
 
     def view(self) -> IngestJob:
         """The job as the API shows it."""
@@ -63,6 +104,12 @@ class Job:
             results=list(self.results),
             counts=counts,
             error=self.error,
+            stage=self.stage,
+            pages=self.pages,
+            chunks=self.chunks,
+            current_pages=self.current_pages,
+            current_chunks_done=self.current_chunks_done,
+            current_chunks_total=self.current_chunks_total,
         )
 
 
@@ -100,6 +147,7 @@ class IngestJobs:
 
     def _run(self, job: Job) -> None:
         job.status = "running"
+        job.stage = "ingesting"
         staging = job.staged[0].parent if job.staged else None
         try:
             target = self.uploads / job.collection / owner_folder(job.document_owner)
@@ -110,18 +158,12 @@ class IngestJobs:
                 staged.replace(final)
                 paths.append(final)
 
-            def on_file(event: IngestProgress) -> None:
-                job.files_done = event.files_done
-                job.current = Path(event.path).name
-                if event.result is not None:
-                    job.results.append(_outcome(event.result.path, event.result))
-
-            report = self.application.ingest.files(paths, job.collection, progress=on_file)
+            report = self.application.ingest.files(paths, job.collection, progress=job.follow)
             self._settle(job, report.results)
-            job.status = "done"
+            job.status = job.stage = "done"
         except Exception as exc:  # recorded on the job, and logged with its traceback
             log.exception("ingest job %s failed", job.job_id)
-            job.status = "failed"
+            job.status = job.stage = "failed"
             job.error = f"{type(exc).__name__}: {exc}"
         finally:
             job.current = None

@@ -243,6 +243,14 @@ class Catalog:
                 [(owner, collection, document_id) for document_id in document_ids],
             )
 
+    def move_document(self, collection: str, document_id: str, path: str, name: str) -> None:
+        """Change where a document's file is (a rename or move of the same content)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE documents SET path = ?, name = ? WHERE collection = ? AND document_id = ?",
+                (path, name, collection, document_id),
+            )
+
     def delete_document(self, collection: str, document_id: str) -> None:
         """Delete a document's row, parents and children, atomically."""
         with self.transaction() as conn:

@@ -184,6 +184,13 @@ class EdgeVectorStore:
                 qe.UpdateOperation.delete_points_by_filter(_document_filter([document_id]))
             )
 
+    def rename_document(self, collection: str, document_id: str, name: str) -> None:
+        """Change the document name stored with every child of a document."""
+        shard = self._shard(collection)
+        if shard is not None:
+            shard.update(qe.UpdateOperation.set_payload_by_filter(
+                _document_filter([document_id]), {"document_name": name}))
+
     # --- reads ---------------------------------------------------------------------------
     def document_ids(self, collection: str) -> set[str]:
         """Every document id that has vectors, from the keyword index (no scan)."""

@@ -121,6 +121,15 @@ class QdrantServerStore:
             wait=True,
         )
 
+    def rename_document(self, collection: str, document_id: str, name: str) -> None:
+        """Change the document name stored with every child of a document."""
+        if not self.exists(collection):
+            return
+        self.client.set_payload(
+            self.name(collection), payload={"document_name": name},
+            points=models.FilterSelector(filter=_document_filter([document_id])), wait=True,
+        )
+
     def document_ids(self, collection: str) -> set[str]:
         """Every document id that has vectors, from the keyword index."""
         if not self.exists(collection):

@@ -174,6 +174,14 @@ class DocumentStore:
             self.purge(name, record.document_id)
         return record
 
+    def move(self, document_id: str, path: str, collection: str | None = None) -> None:
+        """Record that a document's file was renamed or moved (nothing is re-embedded)."""
+        name = self.collection_name(collection)
+        file_name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        with self.write_lock:
+            self.vectors.rename_document(name, document_id, file_name)
+            self.catalog.move_document(name, document_id, path, file_name)
+
     # --- reading -----------------------------------------------------------------------
     def documents(self, collection: str | None = None) -> list[DocumentRecord]:
         """Every searchable document in a collection."""

@@ -88,6 +88,10 @@ class VectorStore(Protocol):
         """Delete a whole collection (``archivist reindex`` rebuilds it)."""
         ...
 
+    def rename_document(self, collection: str, document_id: str, name: str) -> None:
+        """Change the document name stored with every child of a document (a file rename)."""
+        ...
+
     def document_ids(self, collection: str) -> set[str]:
         """Every document id that has vectors (for the consistency repair)."""
         ...

@@ -10,7 +10,10 @@ Routes (all JSON; errors are ``{"error": {"type", "message"}}``):
 - ``GET|POST /v1/documents``, ``DELETE /v1/documents/{ref}``,
   ``GET /v1/documents/jobs/{job_id}``, ``GET /v1/search``
 - ``POST|GET /v1/conversations``, ``GET|DELETE /v1/conversations/{id}``,
-  ``POST /v1/conversations/{id}/messages`` (JSON), ``POST /v1/conversations/{id}/stream`` (SSE)
+  ``POST /v1/conversations/{id}/messages`` (JSON), ``POST /v1/conversations/{id}/stream`` (SSE),
+  ``GET /v1/conversations/{id}/turns``, ``PATCH /v1/conversations/{id}`` (rename),
+  ``POST /v1/conversations/{id}/feedback``, ``GET /v1/conversations/{id}/export``
+- ``GET /v1/documents/{id}/passages/{parent_id}``, ``GET /v1/documents/{id}/pages/{n}`` (PNG)
 - ``POST /v1/chat/completions``, ``GET /v1/models`` (OpenAI-compatible)
 - ``GET /openapi.json``, ``GET /docs``; the web UI at ``/ui``
 """
@@ -31,10 +34,13 @@ from archivist.app.api.auth import KeyChecker, ThreadRegistry, current_owner, ke
 from archivist.app.api.errors import install_error_handlers
 from archivist.app.api.guard import RequestGuard
 from archivist.app.api.models import Health
-from archivist.app.api.routes import chat, documents, local, openai
+from archivist.app.api.routes import chat, documents, history, local, openai, sources
 from archivist.app.api.turns import ChatRunner
 from archivist.app.jobs import IngestJobs
 from archivist.application import Application
+from archivist.conversations import TurnLog, turn_log_path
+from archivist.sync import FolderSync, SyncThread
+from archivist.types import ArchivistError
 
 UI_PATH = "/ui"
 
@@ -61,16 +67,27 @@ def create_app(
     settings = application.settings
     registry = ThreadRegistry(settings.data_dir / "server.sqlite")
     jobs = IngestJobs(application)
+    for folder in settings.sync_folder_list:
+        if not folder.is_dir():
+            raise ArchivistError(f"{folder}: a sync folder that is not a folder (sync_folders)")
+    turns = TurnLog(turn_log_path(settings.data_dir))
 
     @asynccontextmanager
     async def lifespan(running: FastAPI) -> AsyncIterator[None]:
+        watcher = None
+        if settings.sync_folder_list:
+            folders = FolderSync(application, settings.sync_folder_list, settings.collection)
+            watcher = SyncThread(folders, settings.sync_interval_s).start()
         try:
             yield
         finally:
+            if watcher is not None:
+                watcher.stop()
             for hook in running.state.shutdown_hooks:
                 hook()
             jobs.close()
             registry.close()
+            turns.close()
             if close_application:
                 application.close()
 
@@ -91,7 +108,8 @@ def create_app(
     app.state.application = application
     app.state.keys = keys if keys is not None else key_checker(settings)
     app.state.jobs = jobs
-    app.state.chat = ChatRunner(lambda: application.agent, registry)
+    app.state.turns = turns
+    app.state.chat = ChatRunner(lambda: application.agent, registry, turns)
     app.state.started = time.time()
     app.state.shutdown_hooks = []  # run first when the server stops
     install_error_handlers(app)
@@ -107,6 +125,8 @@ def create_app(
 
     app.include_router(documents.router)
     app.include_router(chat.router)
+    app.include_router(history.router)
+    app.include_router(sources.router)
     app.include_router(openai.router)
     app.include_router(local.router)
 

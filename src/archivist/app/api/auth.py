@@ -247,6 +247,15 @@ class ThreadRegistry:
                 (title[:80], thread_id),
             )
 
+    def rename(self, thread_id: str, owner: str, title: str) -> bool:
+        """Retitle an owner's conversation; ``False`` when it is not theirs."""
+        with self._lock, self._conn:
+            cursor = self._conn.execute(
+                "UPDATE threads SET title = ? WHERE thread_id = ? AND owner = ?",
+                (title[:200], thread_id, owner),
+            )
+        return cursor.rowcount > 0
+
     def owned(self, owner: str) -> list[tuple[str, str, float, str]]:
         """``(thread_id, collection, created_at, title)`` of an owner's conversations."""
         with self._lock:

@@ -89,7 +89,8 @@ class IngestJob(BaseModel):
              "chunks": 0},
         ],
         "counts": {"added": 1, "unchanged": 0, "replaced": 0, "failed": 1, "skipped": 0},
-        "error": None,
+        "error": None, "stage": "done", "pages": 12, "chunks": 61, "current_pages": 0,
+        "current_chunks_done": 0, "current_chunks_total": 0,
     }]})
 
     job_id: str
@@ -101,6 +102,12 @@ class IngestJob(BaseModel):
     results: list[FileOutcome]
     counts: dict[str, int]
     error: str | None = None
+    stage: str = Field(default="queued", description="What the ingest is doing now.")
+    pages: int = Field(default=0, description="Pages ingested so far.")
+    chunks: int = Field(default=0, description="Chunks indexed so far.")
+    current_pages: int = Field(default=0, description="Pages of the file being ingested.")
+    current_chunks_done: int = Field(default=0, description="Its chunks embedded so far.")
+    current_chunks_total: int = Field(default=0, description="Its chunks in all.")
 
 
 class SearchHitOut(BaseModel):
@@ -185,6 +192,9 @@ class SourceOut(BaseModel):
     page_end: int | None = None
     kind: Literal["document", "web"] = "document"
     url: str | None = None
+    parent_id: str | None = Field(
+        default=None, description="The section read: GET /v1/documents/{id}/passages/{parent_id}.")
+    passage: str = Field(default="", description="The retrieved text (shortened).")
 
 
 class Answer(BaseModel):

@@ -20,6 +20,7 @@ from archivist.agent.service import AgentService
 from archivist.app.api.auth import ThreadRegistry
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import Answer, SourceOut
+from archivist.conversations import TurnLog, recorded, settings_used, title_from_question
 from archivist.events import Event
 from archivist.llm import parse_llm_spec
 from archivist.settings import Settings
@@ -32,9 +33,12 @@ _END = object()
 class ChatRunner:
     """Runs turns: ownership checks, one turn per conversation at a time, event streaming."""
 
-    def __init__(self, service: Callable[[], AgentService], registry: ThreadRegistry) -> None:
+    def __init__(
+        self, service: Callable[[], AgentService], registry: ThreadRegistry, turns: TurnLog
+    ) -> None:
         self._service = service
         self.registry = registry
+        self.turns = turns
         self._busy: set[str] = set()
         self._lock = threading.Lock()
 
@@ -79,8 +83,11 @@ class ChatRunner:
 
     def _guarded(self, message: str, thread_id: str, collection: str) -> Iterator[Event]:
         try:
-            self.registry.set_title(thread_id, " ".join(message.split()))
-            yield from self.service.stream(message, thread_id, collection)
+            self.registry.set_title(thread_id, title_from_question(message))
+            service = self.service
+            snapshot = settings_used(service.settings, collection)
+            yield from recorded(service.stream(message, thread_id, collection), self.turns,
+                                thread_id, message, snapshot)
         except Exception as exc:  # mid-stream: reported as events, logged with traceback
             log.exception("turn failed in conversation %s", thread_id)
             yield events.error(f"the answer failed: {type(exc).__name__}: {exc}")

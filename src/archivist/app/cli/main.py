@@ -13,7 +13,16 @@ import sys
 
 import typer
 
-from archivist.app.cli import agent, documents, evaluation, model, reindex, serve
+from archivist.app.cli import (
+    agent,
+    documents,
+    evaluation,
+    feedback,
+    model,
+    reindex,
+    serve,
+    sync,
+)
 from archivist.app.cli.common import EXIT_ERROR, err_console
 
 app = typer.Typer(
@@ -24,7 +33,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _group in (documents, agent, serve, evaluation, reindex, model):
+for _group in (documents, sync, agent, serve, evaluation, reindex, model, feedback):
     _group.register(app)
 
 

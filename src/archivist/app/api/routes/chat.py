@@ -103,6 +103,7 @@ def delete(chat: ChatDep, owner: Owner, thread_id: ThreadId) -> Response:
     """Remove a conversation from the caller's list."""
     if not chat.registry.delete(thread_id, owner):
         raise ApiError(404, "not_found", f"no conversation {thread_id} (for this API key)")
+    chat.turns.forget(thread_id)
     return Response(status_code=204)
 
 @router.post(

@@ -1,0 +1,121 @@
+"""What a citation opens: the section a passage came from, and a PDF page as a picture.
+
+``GET /v1/documents/{id}/passages/{parent_id}`` gives the section's text with its heading
+path and pages; ``GET /v1/documents/{id}/pages/{n}`` renders page ``n`` of a PDF as a PNG,
+marking ``?highlight=<text>`` where it appears on the page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path as FilePath
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from archivist.app.api.auth import Caller, CallerDep
+from archivist.app.api.errors import ApiError
+from archivist.app.api.models import COLLECTION_PATTERN, ERROR_RESPONSES, ErrorBody
+from archivist.application import Application
+from archivist.documents.pages import PageOutOfRange, render_page
+from archivist.index.store import DocumentStore
+from archivist.types import DocumentRecord, LoadError, format_pages
+
+DocumentId = Annotated[str, Path(pattern=r"^[0-9a-f]{4,64}$", description="A document id.")]
+CollectionQuery = Annotated[
+    str | None, Query(pattern=COLLECTION_PATTERN, description="Collection (default: the server's).")
+]
+
+
+class Passage(BaseModel):
+    """A section of a document, with where it is."""
+
+    document_id: str
+    document_name: str
+    parent_id: str
+    position: int
+    heading_path: list[str]
+    page_start: int | None
+    page_end: int | None
+    pages: str
+    text: str
+
+
+def _document(
+    store: DocumentStore, caller: Caller, document_id: str, collection: str | None
+) -> DocumentRecord:
+    caller.check_collection(store.collection_name(collection))
+    record = store.get_document(document_id, collection)
+    if record is None:
+        raise ApiError(404, "not_found", f"no document {document_id} in this collection")
+    return record
+
+
+def build_router() -> APIRouter:
+    """The passage and page routes."""
+    router = APIRouter(prefix="/v1/documents", tags=["documents"], responses={
+        **ERROR_RESPONSES, 404: {"model": ErrorBody, "description": "No such document or part."}
+    })
+
+    @router.get("/{document_id}/passages/{parent_id}", response_model=Passage,
+                summary="A section of a document")
+    def passage(
+        request: Request, caller: CallerDep, document_id: DocumentId,
+        parent_id: Annotated[str, Path(max_length=100)], collection: CollectionQuery = None,
+    ) -> Passage:
+        """The section (parent chunk) a cited passage came from, with its heading path and pages."""
+        application: Application = request.app.state.application
+        store = application.store
+        record = _document(store, caller, document_id, collection)
+        parent = store.get_parent(parent_id, collection)
+        if parent is None or parent.document_id != record.document_id:
+            raise ApiError(404, "not_found", f"{record.name} has no section {parent_id}")
+        return Passage(
+            document_id=record.document_id, document_name=record.name, parent_id=parent_id,
+            position=parent.position, heading_path=parent.heading_path,
+            page_start=parent.page_start, page_end=parent.page_end,
+            pages=format_pages(parent.page_start, parent.page_end), text=parent.text,
+        )
+
+    @router.get(
+        "/{document_id}/pages/{page}", summary="A PDF page as a PNG",
+        response_class=Response,
+        responses={200: {"content": {"image/png": {}}, "description": "The rendered page."},
+                   410: {"model": ErrorBody, "description": "The file is no longer there."},
+                   422: {"model": ErrorBody, "description": "The document has no pages."}},
+    )
+    async def page(
+        request: Request, caller: CallerDep, document_id: DocumentId,
+        page: Annotated[int, Path(ge=1, le=100_000)],
+        highlight: Annotated[str, Query(max_length=5000, description="Text to mark.")] = "",
+        collection: CollectionQuery = None,
+    ) -> Response:
+        """Page ``page`` (from 1) of a PDF, with ``highlight`` marked wherever it appears.
+
+        The header ``X-Highlights`` says how many runs of the text were found and marked.
+        """
+        application: Application = request.app.state.application
+        store = application.store
+        record = _document(store, caller, document_id, collection)
+        path = FilePath(record.path)
+        if path.suffix.lower() != ".pdf":
+            raise ApiError(422, "not_paged", f"{record.name} is not a PDF; open its passages")
+        if not path.is_file():
+            raise ApiError(410, "gone", f"{record.name} is no longer where it was ingested from")
+        try:
+            rendered = await run_in_threadpool(render_page, path, page, highlight)
+        except PageOutOfRange as exc:
+            raise ApiError(404, "not_found", str(exc)) from exc
+        except LoadError as exc:
+            raise ApiError(422, "unreadable", str(exc)) from exc
+        return Response(rendered.png, media_type="image/png", headers={
+            "X-Highlights": str(rendered.highlights), "X-Page-Count": str(rendered.page_count),
+            "Cache-Control": "private, max-age=300",
+        })
+
+    return router
+
+
+router = build_router()

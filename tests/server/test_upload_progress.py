@@ -1,0 +1,55 @@
+"""Upload progress on a real server: the stage, the pages and the chunks of the file at hand."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from server_helpers import FILLER, make_pdf, served
+
+from archivist import ingest as ingest_module
+from archivist.app.api.app import create_app
+from archivist.application import Application
+from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.settings import Settings
+
+PAGES = 70
+
+
+def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ingest_module, "EMBED_STEP", 32)  # several reports for ~200 chunks
+    pdf = make_pdf(tmp_path / "long-report.pdf", [
+        f"Section {n}\n\nThe reading for unit {n} was {n * 7} litres." + FILLER * 6
+        for n in range(1, PAGES + 1)
+    ])
+    library = Application(Settings(data_dir=tmp_path / "lib", llm="scripted"), embedder=embedder)
+    seen: list[tuple[str, int, int, int]] = []
+    try:
+        with served(create_app(library, ui=False)) as url, httpx.Client(
+                base_url=url, timeout=60) as http:
+            with pdf.open("rb") as handle:
+                job = http.post("/v1/documents", files={"files": (pdf.name, handle)}).json()
+            deadline = time.monotonic() + 300
+            while True:
+                view = http.get(f"/v1/documents/jobs/{job['job_id']}").json()
+                seen.append((view["stage"], view["current_pages"], view["current_chunks_done"],
+                             view["current_chunks_total"]))
+                if view["status"] in ("done", "failed"):
+                    break
+                assert time.monotonic() < deadline, "the upload did not finish"
+                time.sleep(0.02)
+    finally:
+        library.close()
+    assert view["status"] == "done" and view["pages"] == PAGES, view
+    assert view["chunks"] > 64 and view["stage"] == "done"
+    embedding = [s for s in seen if s[0] == "embedding"]
+    assert embedding, seen
+    assert all(pages == PAGES and total == view["chunks"] for _, pages, _, total in embedding)
+    counts = [done for _, _, done, _ in embedding]
+    assert len(set(counts)) >= 2 and counts == sorted(counts), counts  # the chunks count up
+    stages = [s[0] for s in seen]
+    assert stages.index("embedding") < stages.index("done")
