@@ -32,7 +32,8 @@ def _ingest(tmp_path: Path, name: str, workers: int, embedder, files: list[Path]
     seen: list[tuple[int, str]] = []
 
     def on_file(event: IngestProgress) -> None:
-        seen.append((event.files_done, Path(event.path).name))
+        if event.result is not None:  # a finished file (not a stage within one)
+            seen.append((event.files_done, Path(event.path).name))
 
     with Application(settings, embedder=embedder) as library:
         report = library.ingest.files(files, progress=on_file)
