@@ -2,8 +2,9 @@
 
 It builds the parts once and hands each what it needs: the :class:`DocumentStore`
 (catalog, parents, vectors), the :class:`HybridSearcher` over it, the
-:class:`IngestPipeline` that writes into it, and the :class:`AgentService` (made on first
-use, so commands that never ask a question never import the agent). The CLI, the HTTP API,
+:class:`IngestPipeline` that writes into it and the :class:`AgentService`. The last two are
+made on first use, so a command that only lists documents never imports the loaders or
+the agent. The CLI, the HTTP API,
 the web UI and the MCP server all receive an ``Application``; none builds its own parts.
 """
 
@@ -14,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from archivist.index.search import HybridSearcher
 from archivist.index.store import DocumentStore
-from archivist.ingest import IngestPipeline
 from archivist.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from archivist.agent.service import AgentService
     from archivist.index.embeddings import Embedder
     from archivist.index.vectors import VectorStore
+    from archivist.ingest import IngestPipeline
 
 
 class Application:
@@ -43,7 +44,7 @@ class Application:
         self.settings = settings
         self.store = DocumentStore(settings, embedder=embedder, vectors=vectors)
         self.searcher = HybridSearcher(self.store)
-        self.ingest = IngestPipeline(self.store, settings)
+        self._ingest: IngestPipeline | None = None
         self._llm = llm
         self._agent: AgentService | None = None
         self._lock = threading.Lock()
@@ -53,6 +54,16 @@ class Application:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def ingest(self) -> IngestPipeline:
+        """The ingest pipeline into the store (its loaders are imported on first use)."""
+        with self._lock:
+            if self._ingest is None:
+                from archivist.ingest import IngestPipeline
+
+                self._ingest = IngestPipeline(self.store, self.settings)
+            return self._ingest
 
     @property
     def agent(self) -> AgentService:

@@ -10,12 +10,32 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass as schema_dataclass
+
 EventType = Literal["step", "clarification", "token", "sources", "stats", "error", "done"]
 
+SOURCE_EXAMPLE: dict[str, Any] = {
+    "document_id": "3f2a9c01d4e5b6a7",
+    "document_name": "R-FAQ.pdf",
+    "pages": "pp. 3-4",
+    "page_start": 3,
+    "page_end": 4,
+    "heading_path": ["7 R Miscellanea", "7.1 Installing packages"],
+    "score": 0.0312,
+    "kind": "document",
+    "url": None,
+}
 
-@dataclass
+
+@schema_dataclass(config=ConfigDict(json_schema_extra={"examples": [SOURCE_EXAMPLE]}))
 class Source:
-    """One cited source, built by code from what the agent actually retrieved."""
+    """One cited source, built by code from what the agent actually retrieved.
+
+    The same type is the API's source schema and the ``--json`` output of ``ask``.
+    ``heading_path`` is the section it came from; ``score`` the search score of the hit
+    (``None`` for a section read in full or a web result).
+    """
 
     document_id: str
     document_name: str
@@ -24,6 +44,8 @@ class Source:
     document without pages (Markdown, HTML, Word); see ``types.format_location``."""
     page_start: int | None = None
     page_end: int | None = None
+    heading_path: list[str] = field(default_factory=list)
+    score: float | None = None
     kind: Literal["document", "web"] = "document"
     url: str | None = None
     parent_id: str | None = None  # the section the passage came from (documents only)

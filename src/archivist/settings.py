@@ -21,6 +21,9 @@ from pydantic_settings import (
 
 SearchMode = Literal["hybrid", "bm25", "dense", "multihop", "graph"]
 SEARCH_MODES: tuple[str, ...] = ("hybrid", "bm25", "dense", "multihop", "graph")
+MAX_SEARCH_K = 100
+QUERY_MAX_CHARS = 2_000  # a search query, in every interface
+COLLECTION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 StrategySetting = Literal["auto", "tools", "pipeline"]
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -77,7 +80,7 @@ class Settings(BaseSettings):
 
     # --- search --------------------------------------------------------------------
     search_mode: SearchMode = "hybrid"
-    search_k: int = Field(default=5, ge=1, le=100)
+    search_k: int = Field(default=5, ge=1, le=MAX_SEARCH_K)
     prefetch_k: int = Field(default=40, ge=1, le=1000)
     multihop_searches: int = Field(
         default=4,

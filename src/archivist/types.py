@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 ADMIN_OWNER = "admin"
 """The owner of documents ingested from the CLI or by an admin key."""
@@ -147,6 +148,21 @@ class SearchHit:
     def pages(self) -> str:
         """Where the hit is: ``p. 3``/``pp. 3-5``, or ``§ Install › Linux`` without pages."""
         return format_location(self.page_start, self.page_end, self.heading_path)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The hit as JSON (the API's ``/v1/search`` and ``archivist search --json``)."""
+        return {
+            "document_id": self.document_id,
+            "document_name": self.document_name,
+            "pages": self.pages,
+            "page_start": self.page_start,
+            "page_end": self.page_end,
+            "heading_path": list(self.heading_path),
+            "score": self.score,
+            "text": self.text,
+            "parent_id": self.parent_id,
+            "child_id": self.child_id,
+        }
 
 
 def format_pages(start: int | None, end: int | None) -> str:

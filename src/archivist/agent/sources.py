@@ -55,6 +55,8 @@ def _to_source(item: Evidence) -> Source:
         pages=item["pages"],
         page_start=item["page_start"],
         page_end=item["page_end"],
+        heading_path=list(item.get("heading_path") or []),
+        score=item.get("score"),
         kind="web" if item["kind"] == "web" else "document",
         url=item.get("url"),
         parent_id=None if item["kind"] == "web" else item["parent_id"] or None,

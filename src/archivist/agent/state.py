@@ -48,6 +48,8 @@ class Evidence(TypedDict):
     text: NotRequired[str]  # the quoted text (what the grader and the writer see)
     url: NotRequired[str]  # web results only
     grade: NotRequired[str]  # "relevant"; "context" (kept by the pipeline's gate); "ungraded"
+    heading_path: NotRequired[list[str]]  # the section the text came from
+    score: NotRequired[float]  # the search score (hits only)
 
 
 def graded_as(item: Evidence, grade: str) -> Evidence:

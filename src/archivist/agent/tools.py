@@ -80,6 +80,8 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
         page_end=hit.page_end,
         sub_question=sub_question,
         text=_quote(hit.text.strip(), MAX_PASSAGE_CHARS),
+        heading_path=list(hit.heading_path),
+        score=hit.score,
     )
 
 
@@ -95,6 +97,7 @@ def parent_evidence(parent: Parent, document_name: str, sub_question: int = 0) -
         page_end=parent.page_end,
         sub_question=sub_question,
         text=_quote(parent.text.strip(), MAX_PARENT_CHARS),
+        heading_path=list(parent.heading_path),
     )
 
 

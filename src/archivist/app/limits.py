@@ -5,11 +5,12 @@ The HTTP API, the OpenAI-compatible endpoint, the MCP server and the web UI shar
 
 from __future__ import annotations
 
+from archivist.settings import QUERY_MAX_CHARS
+
+__all__ = ["HISTORY_MAX_MESSAGES", "MESSAGE_MAX_CHARS", "QUERY_MAX_CHARS"]
+
 MESSAGE_MAX_CHARS = 20_000
 """A question or a chat message."""
-
-QUERY_MAX_CHARS = 2_000
-"""A search query."""
 
 HISTORY_MAX_MESSAGES = 200
 """Messages in one OpenAI-style chat request (the history a client resends)."""

@@ -1,14 +1,40 @@
-"""Hybrid search over a document store: dense and BM25 sparse vectors fused with RRF."""
+"""Hybrid search over a document store: dense and BM25 sparse vectors fused with RRF.
+
+:class:`SearchRequest` is the one search contract: the CLI, the HTTP API and MCP all
+build it, with ``None`` standing for the ``search_k``/``search_mode`` settings and the
+configured collection, and the same bounds everywhere.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from archivist.index.hops import HopSearcher
 from archivist.index.retriever import Retriever
 from archivist.index.store import DocumentStore
-from archivist.settings import SearchMode
+from archivist.settings import COLLECTION_PATTERN, MAX_SEARCH_K, QUERY_MAX_CHARS, SearchMode
 from archivist.types import DocumentRecord, Parent, SearchHit
+
+
+class SearchRequest(BaseModel):
+    """One search; every field left ``None`` takes its value from the settings."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    query: str = Field(
+        alias="q", min_length=1, max_length=QUERY_MAX_CHARS, description="What to look for."
+    )
+    k: int | None = Field(
+        default=None, ge=1, le=MAX_SEARCH_K, description="How many hits (default: search_k)."
+    )
+    mode: SearchMode | None = Field(
+        default=None, description="hybrid, bm25 or dense (default: search_mode)."
+    )
+    collection: str | None = Field(
+        default=None, pattern=COLLECTION_PATTERN, description="Collection (default: configured)."
+    )
 
 
 class HybridSearcher:
@@ -77,6 +103,10 @@ class HybridSearcher:
         self, queries: list[str], k: int, collection: str, document_ids: Any
     ) -> list[list[SearchHit]]:
         return [self.search(q, k, "hybrid", collection, document_ids) for q in queries]
+
+    def run(self, request: SearchRequest) -> list[SearchHit]:
+        """The hits for a :class:`SearchRequest` (its ``None`` fields from the settings)."""
+        return self.search(request.query, request.k, request.mode, request.collection)
 
     def retriever(self, collection: str | None = None) -> Retriever:
         """The agent's view of one collection."""

@@ -23,13 +23,13 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
+from archivist import package_version
 from archivist.app.api.auth import KeyChecker, ThreadRegistry, current_owner, key_checker
 from archivist.app.api.errors import install_error_handlers
 from archivist.app.api.guard import RequestGuard
@@ -43,14 +43,6 @@ from archivist.sync import FolderSync, SyncThread
 from archivist.types import ArchivistError
 
 UI_PATH = "/ui"
-
-
-def package_version() -> str:
-    """Archivist's installed version."""
-    try:
-        return version("archivist")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 def create_app(

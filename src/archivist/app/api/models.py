@@ -11,19 +11,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from archivist.app.limits import MESSAGE_MAX_CHARS
+from archivist.events import SOURCE_EXAMPLE, Source
+from archivist.settings import COLLECTION_PATTERN
 
-COLLECTION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 THREAD_PATTERN = r"^[A-Za-z0-9_-]{1,100}$"
 
-SOURCE_EXAMPLE: dict[str, Any] = {
-    "document_id": "3f2a9c01d4e5b6a7",
-    "document_name": "R-FAQ.pdf",
-    "pages": "pp. 3-4",
-    "page_start": 3,
-    "page_end": 4,
-    "kind": "document",
-    "url": None,
-}
 
 
 class Health(BaseModel):
@@ -180,23 +172,6 @@ class MessageIn(BaseModel):
     message: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
 
 
-class SourceOut(BaseModel):
-    """A cited source: the document and its pages."""
-
-    model_config = ConfigDict(json_schema_extra={"examples": [SOURCE_EXAMPLE]})
-
-    document_id: str
-    document_name: str
-    pages: str = ""
-    page_start: int | None = None
-    page_end: int | None = None
-    kind: Literal["document", "web"] = "document"
-    url: str | None = None
-    parent_id: str | None = Field(
-        default=None, description="The section read: GET /v1/documents/{id}/passages/{parent_id}.")
-    passage: str = Field(default="", description="The retrieved text (shortened).")
-
-
 class Answer(BaseModel):
     """A whole turn: the answer (or the clarification question), its sources and stats."""
 
@@ -215,7 +190,7 @@ class Answer(BaseModel):
     status: Literal["answered", "clarification", "retrieval_only", "error"]
     answer: str
     clarification: str | None = None
-    sources: list[SourceOut]
+    sources: list[Source]
     confidence: str | None = None
     steps: list[dict[str, Any]]
     stats: dict[str, Any]

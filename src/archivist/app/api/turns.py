@@ -19,9 +19,9 @@ from archivist import events
 from archivist.agent.service import AgentService
 from archivist.app.api.auth import ThreadRegistry
 from archivist.app.api.errors import ApiError
-from archivist.app.api.models import Answer, SourceOut
+from archivist.app.api.models import Answer
 from archivist.conversations import TurnLog, recorded, settings_used, title_from_question
-from archivist.events import Event
+from archivist.events import Event, Source
 from archivist.llm import parse_llm_spec
 from archivist.settings import Settings
 
@@ -177,7 +177,7 @@ def _collect(turn: Iterator[Event], thread_id: str) -> Answer:
         elif event.type == "clarification":
             answer.clarification = str(data["question"])
         elif event.type == "sources":
-            answer.sources = [SourceOut(**s) for s in data["sources"]]
+            answer.sources = [Source(**s) for s in data["sources"]]
             answer.confidence = data.get("confidence")
         elif event.type == "stats":
             answer.stats = data

@@ -22,11 +22,13 @@ from archivist.app.cli.common import (
     EXIT_ERROR,
     Collection,
     DataDir,
+    JsonOutput,
     console,
     err_console,
     fail,
     open_app_from_cli,
     open_app_or_server,
+    print_json,
 )
 from archivist.events import Event
 from archivist.types import ArchivistError
@@ -46,6 +48,35 @@ def _user_errors() -> Iterator[None]:
         yield
     except ArchivistError as exc:
         fail(str(exc), EXIT_ERROR)
+
+
+def turn_json(stream: Iterable[Event]) -> dict[str, Any]:
+    """A whole turn as one JSON document: answer, status, thread, sources, confidence, stats."""
+    out: dict[str, Any] = {
+        "thread_id": "", "status": "answered", "answer": "", "clarification": None,
+        "sources": [], "confidence": None, "steps": [], "stats": {}, "errors": [],
+    }
+    tokens: list[str] = []
+    for event in stream:
+        data = event.data
+        if event.type == "token":
+            tokens.append(data["text"])
+        elif event.type == "step":
+            out["steps"].append(data)
+        elif event.type == "clarification":
+            out["clarification"] = data["question"]
+        elif event.type == "sources":
+            out["sources"] = data["sources"]
+            out["confidence"] = data.get("confidence")
+        elif event.type == "stats":
+            out["stats"] = data
+        elif event.type == "error":
+            out["errors"].append(data["message"])
+        elif event.type == "done":
+            out["thread_id"] = data["thread_id"]
+            out["status"] = data.get("status", "answered")
+            out["answer"] = data.get("answer") or "".join(tokens)
+    return out
 
 
 def render(stream: Iterable[Event], verbose: bool = False) -> tuple[str, str]:
@@ -111,10 +142,17 @@ def ask(
     collection: Collection = None,
     data_dir: DataDir = None,
     llm: Llm = None,
+    as_json: JsonOutput = False,
 ) -> None:
     """Ask one question; the answer streams, then its Sources and the thread id."""
     with _user_errors(), open_app_or_server(data_dir, collection, llm=llm) as application:
         service = application.agent
+        if as_json:
+            result = turn_json(service.stream(question, thread, collection))
+            print_json(result)
+            if result["status"] == "retrieval_only":
+                raise typer.Exit(EXIT_DEGRADED)
+            return
         status, thread_id = render(service.stream(question, thread, collection), verbose)
     hint = " (reply with --thread to answer)" if status == "clarification" else ""
     console.print(Text(f"thread: {thread_id}{hint}", style="dim"))

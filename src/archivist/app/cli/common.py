@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from pydantic import ValidationError
@@ -19,6 +21,9 @@ from archivist.index.vectors import LibraryInUse
 from archivist.settings import Settings, load_settings
 from archivist.types import ArchivistError
 
+if TYPE_CHECKING:
+    from archivist.application import Application
+
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -29,6 +34,10 @@ DataDir = Annotated[
 ]
 Collection = Annotated[
     str | None, typer.Option("--collection", "-c", help="Knowledge base (default 'default').")
+]
+
+JsonOutput = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document (for scripts) instead of text.")
 ]
 
 # Exit codes, so scripts can tell outcomes apart.
@@ -44,11 +53,22 @@ def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     raise typer.Exit(code)
 
 
-def quiet_libraries() -> None:
-    """Keep third-party chatter (progress bars, MuPDF warnings) off the user's terminal."""
+def print_json(data: Any) -> None:
+    """Write ``data`` to stdout as one JSON document."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def quiet_libraries(pdf: bool = True) -> None:
+    """Keep third-party chatter (progress bars, MuPDF warnings) off the user's terminal.
+
+    ``pdf=False`` leaves MuPDF alone (and unimported) for commands that convert nothing.
+    """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    if not pdf:
+        return
     try:
         import pymupdf
 
@@ -58,31 +78,44 @@ def quiet_libraries() -> None:
         logging.getLogger(__name__).debug("pymupdf not available to silence")
 
 
+def validation_problems(exc: ValidationError) -> str:
+    """A pydantic error as one line: ``field: problem; ...``."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+
+
 def settings_from_cli(**overrides: Any) -> Settings:
     """Settings with CLI flags on top; a bad setting is one clear line, exit 2."""
     try:
         return load_settings(**overrides)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        fail(f"invalid settings: {problems}", EXIT_USAGE)
+        fail(f"invalid settings: {validation_problems(exc)}", EXIT_USAGE)
 
 
 def open_app_from_cli(
-    data_dir: Path | None = None, collection: str | None = None, **overrides: Any
+    data_dir: Path | None = None,
+    collection: str | None = None,
+    *,
+    converts: bool = False,
+    **overrides: Any,
 ) -> Application:
-    """Build the application for a CLI command, turning any failure into one clear line."""
-    quiet_libraries()
+    """Build the application for a CLI command, turning any failure into one clear line.
+
+    ``converts``: the command converts files (ingest), so MuPDF's chatter is silenced.
+    """
+    quiet_libraries(pdf=converts)
     settings = settings_from_cli(data_dir=data_dir, collection=collection, **overrides)
     return _open_local(settings)
 
 
 def open_app_or_server(
-    data_dir: Path | None = None, collection: str | None = None, **overrides: Any
+    data_dir: Path | None = None,
+    collection: str | None = None,
+    *,
+    converts: bool = False,
+    **overrides: Any,
 ) -> Application | RemoteApplication:
     """The application, or the ``archivist serve`` that holds its library (over HTTP)."""
-    quiet_libraries()
+    quiet_libraries(pdf=converts)
     settings = settings_from_cli(data_dir=data_dir, collection=collection, **overrides)
     address = running_server(settings.data_dir)
     if address is None:

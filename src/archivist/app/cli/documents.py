@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -17,22 +18,30 @@ from archivist.app.cli.common import (
     EXIT_USAGE,
     Collection,
     DataDir,
+    JsonOutput,
     console,
     err_console,
     fail,
     open_app_from_cli,
     open_app_or_server,
+    print_json,
+    validation_problems,
 )
-from archivist.ingest import IngestProgress
-from archivist.settings import SEARCH_MODES
+from archivist.settings import MAX_SEARCH_K, SEARCH_MODES
 from archivist.types import (
     AmbiguousDocument,
     ArchivistError,
+    Child,
+    DocumentRecord,
     IngestOutcome,
     IngestReport,
+    Parent,
     UnknownDocument,
     format_pages,
 )
+
+if TYPE_CHECKING:
+    from archivist.ingest import IngestProgress
 
 
 @contextmanager
@@ -62,6 +71,34 @@ def _print_summary(report: IngestReport) -> None:
         console.print(f"[yellow]skipped[/yellow] {result.path}: {result.reason}")
 
 
+def document_json(record: DocumentRecord) -> dict[str, Any]:
+    """A catalog row as JSON."""
+    return {
+        "document_id": record.document_id,
+        "name": record.name,
+        "path": record.path,
+        "collection": record.collection,
+        "pages": record.page_count,
+        "parents": record.parent_count,
+        "chunks": record.child_count,
+        "size_bytes": record.size_bytes,
+        "added_at": record.added_at,
+    }
+
+
+def chunk_json(chunk: Parent | Child) -> dict[str, Any]:
+    """A parent or child chunk as JSON (its text included)."""
+    return {
+        "id": chunk.parent_id if isinstance(chunk, Parent) else chunk.child_id,
+        "pages": format_pages(chunk.page_start, chunk.page_end),
+        "page_start": chunk.page_start,
+        "page_end": chunk.page_end,
+        "heading_path": list(chunk.heading_path),
+        "chars": len(chunk.text),
+        "text": chunk.text,
+    }
+
+
 def register(app: typer.Typer) -> None:
     """Add the document commands to the CLI."""
 
@@ -72,7 +109,9 @@ def register(app: typer.Typer) -> None:
         data_dir: DataDir = None,
     ) -> None:
         """Add documents; unchanged files are skipped, changed ones replaced."""
-        with user_errors(), open_app_or_server(data_dir, collection) as application:
+        with user_errors(), open_app_or_server(
+            data_dir, collection, converts=True
+        ) as application:
             totals = {"pages": 0, "chunks": 0, "ocr_pages": 0, "ocr_s": 0.0}
             progress = Progress(
                 TextColumn("[bold]ingest[/bold]"),
@@ -116,14 +155,19 @@ def register(app: typer.Typer) -> None:
             if report.of(IngestOutcome.FAILED):
                 raise typer.Exit(EXIT_DEGRADED)
 
-
     @app.command("list")
-    def list_documents(collection: Collection = None, data_dir: DataDir = None) -> None:
+    def list_documents(
+        collection: Collection = None, data_dir: DataDir = None, as_json: JsonOutput = False
+    ) -> None:
         """List the documents in a collection."""
         with user_errors(), open_app_or_server(data_dir, collection) as application:
             docs = application.store.documents()
+            name = application.settings.collection
+            if as_json:
+                print_json({"collection": name, "documents": [document_json(d) for d in docs]})
+                return
             if not docs:
-                console.print(f"no documents in collection '{application.settings.collection}'")
+                console.print(f"no documents in collection '{name}'")
                 return
             table = Table("id", "pages", "parents", "chunks", "added")
             table.add_column("name", overflow="fold")
@@ -138,7 +182,6 @@ def register(app: typer.Typer) -> None:
                 )
             console.print(table)
 
-
     @app.command()
     def collections(data_dir: DataDir = None) -> None:
         """List the collections (knowledge bases) in the data directory."""
@@ -146,7 +189,6 @@ def register(app: typer.Typer) -> None:
             for name in application.store.collections():
                 count = len(application.store.documents(name))
                 console.print(f"{name}  {count} document{'' if count == 1 else 's'}")
-
 
     @app.command()
     def remove(
@@ -159,24 +201,33 @@ def register(app: typer.Typer) -> None:
             record = application.store.remove(doc)
             console.print(f"removed {record.name} ({record.document_id[:12]})")
 
-
     @app.command()
     def show(
         doc: Annotated[str, typer.Argument(help="Document id prefix or file name.")],
         children: Annotated[bool, typer.Option("--children/--no-children")] = True,
         collection: Collection = None,
         data_dir: DataDir = None,
+        as_json: JsonOutput = False,
     ) -> None:
         """Show how a document was chunked: parents and children, sizes, headings, pages."""
         with user_errors(), open_app_from_cli(data_dir, collection) as application:
             record = application.store.resolve(doc)
+            kids = application.store.children_of(record.document_id) if children else []
+            parents = application.store.parents_of(record.document_id)
+            if as_json:
+                print_json({"document": document_json(record), "parents": [
+                    {**chunk_json(p), "children": [
+                        chunk_json(c) for c in kids if c.parent_id == p.parent_id
+                    ]}
+                    for p in parents
+                ]})
+                return
             console.print(
                 f"[bold]{record.name}[/bold]  id {record.document_id}  "
                 f"{record.page_count or 'no'} pages · {record.parent_count} parents · "
                 f"{record.child_count} chunks\n{record.path}"
             )
-            kids = application.store.children_of(record.document_id) if children else []
-            for parent in application.store.parents_of(record.document_id):
+            for parent in parents:
                 heading = " > ".join(parent.heading_path) or "(before the first heading)"
                 pages = format_pages(parent.page_start, parent.page_end)
                 console.print(
@@ -190,22 +241,45 @@ def register(app: typer.Typer) -> None:
                         f"{format_pages(child.page_start, child.page_end):<9} {preview}"
                     )
 
-
     @app.command()
     def search(
         query: Annotated[str, typer.Argument(help="What to look for.")],
-        k: Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")] = 5,
+        k: Annotated[
+            int | None,
+            typer.Option("-k", min=1, max=MAX_SEARCH_K, help="How many hits (default: search_k)."),
+        ] = None,
         mode: Annotated[
-            str, typer.Option(help="hybrid, bm25, dense, multihop or graph.")
-        ] = "hybrid",
+            str | None,
+            typer.Option(help="hybrid, bm25, dense, multihop or graph (default: search_mode)."),
+        ] = None,
         collection: Collection = None,
         data_dir: DataDir = None,
+        as_json: JsonOutput = False,
     ) -> None:
         """Search the chunks: each hit with its document, pages, heading path and score."""
-        if mode not in SEARCH_MODES:
+        from archivist.index.search import SearchRequest
+
+        if mode is not None and mode not in SEARCH_MODES:
             fail(f"unknown mode '{mode}' (use {', '.join(SEARCH_MODES)})", EXIT_USAGE)
+        try:
+            request = SearchRequest.model_validate(
+                {"query": query, "k": k, "mode": mode, "collection": collection}
+            )
+        except ValidationError as exc:
+            fail(f"invalid search: {validation_problems(exc)}", EXIT_USAGE)
         with user_errors(), open_app_or_server(data_dir, collection) as application:
-            hits = application.searcher.search(query, k=k, mode=mode)  # type: ignore[arg-type]
+            hits = application.searcher.search(
+                request.query, request.k, request.mode, request.collection
+            )
+            if as_json:
+                print_json({
+                    "query": query,
+                    "collection": collection or application.settings.collection,
+                    "k": request.k or application.settings.search_k,
+                    "mode": request.mode or application.settings.search_mode,
+                    "hits": [h.to_dict() for h in hits],
+                })
+                return
             if not hits:
                 console.print("no results")
                 return

@@ -10,9 +10,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Annotated
 
 import typer
 
+from archivist import package_version
 from archivist.app.cli import (
     agent,
     documents,
@@ -23,7 +25,7 @@ from archivist.app.cli import (
     serve,
     sync,
 )
-from archivist.app.cli.common import EXIT_ERROR, err_console
+from archivist.app.cli.common import EXIT_ERROR, console, err_console
 
 app = typer.Typer(
     name="archivist",
@@ -32,6 +34,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"archivist {package_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Ask questions about your documents; answers cite the pages they came from."""
+
 
 for _group in (documents, sync, agent, serve, evaluation, reindex, model, feedback):
     _group.register(app)

@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field
 
 from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
 from archivist.application import Application
-from archivist.settings import Settings
+from archivist.index.search import SearchRequest
+from archivist.settings import MAX_SEARCH_K, SearchMode, Settings
 
 log = logging.getLogger(__name__)
 
@@ -91,19 +92,25 @@ class DocumentListing(BaseModel):
 
 
 def build_server(application: Application) -> Any:
-    """An MCP server with Archivist's three tools, all backed by ``library``."""
+    """An MCP server with Archivist's three tools, all backed by ``application``."""
     server = _Server("archivist", instructions=INSTRUCTIONS)
 
     @server.tool()
     def search_documents(
         query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS,
                                     description="What to look for.")],
-        k: Annotated[int, Field(ge=1, le=50, description="How many passages.")] = 5,
+        k: Annotated[int | None, Field(ge=1, le=MAX_SEARCH_K, description="How many "
+                                       "passages (default: the search_k setting).")] = None,
+        mode: Annotated[SearchMode | None, Field(description="hybrid, bm25 or dense "
+                                                 "(default: the search_mode setting).")] = None,
         collection: Annotated[str | None, Field(description="Collection; default the "
                                                 "library's.")] = None,
     ) -> SearchResult:
         """Search the documents: the best matching passages with document, pages, section."""
-        hits = application.searcher.search(query, k=k, collection=collection)
+        request = SearchRequest.model_validate(
+            {"query": query, "k": k, "mode": mode, "collection": collection}
+        )
+        hits = application.searcher.run(request)
         return SearchResult(query=query, passages=[
             Passage(document=h.document_name, document_id=h.document_id, pages=h.pages,
                     section=" > ".join(h.heading_path), text=h.text, score=h.score)

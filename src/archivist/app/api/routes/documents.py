@@ -21,7 +21,6 @@ from archivist.app.api.auth import Caller, CallerDep, Owner
 from archivist.app.api.deps import AppDep, JobsDep
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import (
-    COLLECTION_PATTERN,
     ERROR_RESPONSES,
     DocumentList,
     DocumentOut,
@@ -32,10 +31,10 @@ from archivist.app.api.models import (
     SearchResults,
 )
 from archivist.app.jobs import Job
-from archivist.app.limits import QUERY_MAX_CHARS
 from archivist.app.upload_names import safe_name
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
-from archivist.settings import SearchMode
+from archivist.index.search import SearchRequest
+from archivist.settings import COLLECTION_PATTERN
 from archivist.types import DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -185,30 +184,20 @@ def delete_document(application: AppDep, jobs: JobsDep, caller: CallerDep, ref: 
 
 @router.get("/v1/search", response_model=SearchResults, summary="Search", tags=["search"])
 def search(
-    application: AppDep,
-    caller: CallerDep,
-    q: Annotated[str, Query(min_length=1, max_length=QUERY_MAX_CHARS,
-                            description="What to look for.")],
-    k: Annotated[int, Query(ge=1, le=50, description="How many hits.")] = 5,
-    mode: Annotated[
-        SearchMode, Query(description="hybrid, bm25, dense, multihop or graph.")
-    ] = "hybrid",
-    collection: CollectionQuery = None,
+    application: AppDep, caller: CallerDep, request: Annotated[SearchRequest, Query()]
 ) -> SearchResults:
-    """The best matching chunks, each with its document, pages and heading path."""
-    name = collection or application.settings.collection
+    """The best matching chunks, each with its document, pages and heading path.
+
+    ``k`` and ``mode`` default to the server's ``search_k`` and ``search_mode`` settings.
+    """
+    name = application.store.collection_name(request.collection)
     caller.check_collection(name)
     started = time.perf_counter()
-    hits = application.searcher.search(q, k=k, mode=mode, collection=name)
-    log.debug("search %r: %d hits in %.3fs", q, len(hits), time.perf_counter() - started)
-    return SearchResults(query=q, collection=name, hits=[
-        SearchHitOut(
-            document_id=h.document_id, document_name=h.document_name, pages=h.pages,
-            page_start=h.page_start, page_end=h.page_end, heading_path=h.heading_path,
-            text=h.text, score=h.score, parent_id=h.parent_id, child_id=h.child_id,
-        )
-        for h in hits
-    ])
+    hits = application.searcher.run(request)
+    log.debug("search %r: %d hits in %.3fs", request.query, len(hits),
+              time.perf_counter() - started)
+    return SearchResults(query=request.query, collection=name,
+                         hits=[SearchHitOut(**h.to_dict()) for h in hits])
 
 
 def _unique(name: str, used: set[str]) -> str:

@@ -15,10 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from archivist.app.api.auth import Owner
 from archivist.app.api.errors import ApiError
-from archivist.app.api.models import ERROR_RESPONSES, Conversation, ErrorBody, SourceOut
+from archivist.app.api.models import ERROR_RESPONSES, Conversation, ErrorBody
 from archivist.app.api.routes.chat import ThreadId
 from archivist.app.api.turns import ChatRunner
 from archivist.conversations import TurnLog, TurnRecord, json_export, markdown_export
+from archivist.events import Source
 
 
 class FeedbackIn(BaseModel):
@@ -42,7 +43,7 @@ class FeedbackOut(BaseModel):
     comment: str
     question: str
     answer: str
-    sources: list[SourceOut]
+    sources: list[Source]
     settings: dict[str, Any]
 
 
@@ -54,7 +55,7 @@ class TurnOut(BaseModel):
     answer: str
     status: str
     confidence: str | None = None
-    sources: list[SourceOut]
+    sources: list[Source]
     rating: Literal["up", "down"] | None = None
     comment: str = ""
     created_at: float
@@ -81,7 +82,7 @@ def turn_out(record: TurnRecord) -> TurnOut:
     return TurnOut(
         turn=record.turn, question=record.question, answer=record.answer,
         status=record.status, confidence=record.confidence,
-        sources=[SourceOut(**s) for s in record.sources],
+        sources=[Source(**s) for s in record.sources],
         rating=feedback.rating if feedback else None,
         comment=feedback.comment if feedback else "", created_at=record.created_at,
     )
@@ -146,7 +147,7 @@ def build_router() -> APIRouter:
         return FeedbackOut(
             thread_id=thread_id, turn=record.turn, rating=stored.rating, comment=stored.comment,
             question=record.question, answer=record.answer,
-            sources=[SourceOut(**s) for s in record.sources], settings=record.settings,
+            sources=[Source(**s) for s in record.sources], settings=record.settings,
         )
 
     @router.get(

@@ -24,6 +24,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
@@ -39,12 +40,11 @@ from archivist.app.api.models import (
     THREAD_PATTERN,
     Answer,
     ErrorBody,
-    SourceOut,
 )
 from archivist.app.api.turns import collect, llm_unavailable
 from archivist.app.limits import HISTORY_MAX_MESSAGES, MESSAGE_MAX_CHARS
 from archivist.application import Application
-from archivist.events import Event
+from archivist.events import Event, Source
 
 MODEL = "archivist"
 CONTEXT_CHARS = 3000
@@ -151,7 +151,7 @@ def render(answer: Answer) -> str:
     return text
 
 
-def _label(source: SourceOut) -> str:
+def _label(source: Source) -> str:
     return f"{source.document_name}, {source.pages}" if source.pages else source.document_name
 
 
@@ -232,7 +232,7 @@ async def chat_completions(
                          "message": {"role": "assistant", "content": content}}],
             "usage": _usage(answer.stats),
             "archivist": {"status": answer.status,
-                          "sources": [s.model_dump() for s in answer.sources],
+                          "sources": [asdict(s) for s in answer.sources],
                           "confidence": answer.confidence, "steps": answer.steps},
         }, headers={"X-Thread-Id": thread_id})
 
@@ -276,7 +276,7 @@ def _piece(event: Event, stats: dict[str, Any]) -> tuple[str, str] | None:
     if event.type == "error":
         return "content", f"[{data['message']}]\n\n"
     if event.type == "sources" and data.get("sources"):
-        sources = [SourceOut(**s) for s in data["sources"]]
+        sources = [Source(**s) for s in data["sources"]]
         return "content", "\n\nSources:\n" + "\n".join(f"- {_label(s)}" for s in sources)
     if event.type == "stats":
         stats.update(data)
