@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 LLM    ?= local
 DEMO   := .demo
 
-.PHONY: install install-all install-local install-browser install-ocr test lint demo bench clean
+.PHONY: install install-all install-local install-browser install-ocr test test-fast lint demo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,10 @@ install-browser:
 
 test: install-all
 	HF_HUB_OFFLINE=1 $(BIN)/pytest -q
+
+# The unit tier: pure and fast (no model, no index, no server), well under a minute.
+test-fast: install
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -q tests/unit
 
 lint: install
 	$(BIN)/ruff check src tests bench

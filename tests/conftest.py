@@ -10,27 +10,17 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from tests.eval_data import EVAL_DIR, require_eval  # noqa: E402
+
 from archivist.application import Application  # noqa: E402
 from archivist.index.embeddings import SentenceTransformerEmbedder  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _eval_dir() -> Path:
-    configured = os.environ.get("ARCHIVIST_EVAL_DIR")
-    return Path(configured) if configured else REPO.parent / "shared" / "eval"
-
-
-EVAL_DIR = _eval_dir()
-
 
 @pytest.fixture(scope="session")
 def eval_dir() -> Path:
-    """The shared evaluation data (BEIR SciFact, HotpotQA-100, real PDFs)."""
-    if not EVAL_DIR.is_dir():
-        pytest.fail(f"evaluation data not found at {EVAL_DIR} (set ARCHIVIST_EVAL_DIR)")
-    return EVAL_DIR
+    """The shared evaluation data (BEIR SciFact, HotpotQA-100, real PDFs); skipped if absent."""
+    return require_eval(EVAL_DIR)
 
 
 @pytest.fixture(scope="session")

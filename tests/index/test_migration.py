@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 from qdrant_client import QdrantClient
+from tests.index.corpus import write_corpus
+from tests.index.test_consistency import assert_consistent
 from typer.testing import CliRunner
 
 from archivist.app.cli.main import app
@@ -16,8 +18,6 @@ from archivist.index.qdrant_store import QdrantServerStore
 from archivist.index.vectors import LibraryInUse, VectorStoreUnreadable
 from archivist.reindex import reindex
 from archivist.settings import Settings
-from core.corpus import write_corpus
-from core.test_consistency import assert_consistent
 
 QUERIES = ["XK-4471", "which planet is the largest", "how long to knead bread dough"]
 

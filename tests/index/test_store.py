@@ -1,11 +1,11 @@
 from pathlib import Path
 
 import pytest
+from tests.index.corpus import write_corpus
 
 from archivist.application import Application
 from archivist.settings import Settings
 from archivist.types import IndexMismatch, IngestOutcome, UnknownDocument
-from core.corpus import write_corpus
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,15 +9,13 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from tests.app.server_helpers import ORCHARD_MD, ZEPHYR_PAGES, clarifying_model, make_pdf
 
 from archivist.app.api.app import create_app
 from archivist.app.api.auth import KeyChecker
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
-
-sys.path.insert(0, str(Path(__file__).parent))  # the helpers module next to this file
-from server_helpers import ORCHARD_MD, ZEPHYR_PAGES, clarifying_model, make_pdf  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import openai
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from server_helpers import parse_sse, served
+from tests.app.server_helpers import parse_sse, served
 
 from archivist.app.api.app import create_app
 from archivist.application import Application

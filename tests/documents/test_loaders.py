@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import docx
 import pymupdf
 import pytest
+from tests.eval_data import EVAL_DIR, require_eval
 
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file
 from archivist.types import LoadedDocument, LoadError, UnsupportedFile
 
-REPO = Path(__file__).resolve().parents[1]
-EVAL = Path(os.environ.get("ARCHIVIST_EVAL_DIR") or REPO.parent / "shared" / "eval")
-PDFS = EVAL / "pdfs"
+PDFS = EVAL_DIR / "pdfs"
 
 
 def _real_pdf(name: str) -> Path:
-    path = PDFS / name
-    if not path.is_file():
-        pytest.skip(f"eval PDF not found: {path} (set ARCHIVIST_EVAL_DIR)")
-    return path
+    return require_eval(PDFS / name)
 
 
 @pytest.fixture(scope="module")

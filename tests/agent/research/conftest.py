@@ -13,11 +13,11 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from tests.agent.conftest import corpus_library  # noqa: F401  (session fixture)
+from tests.local_http import serving
 
 from archivist.agent.service import AgentService
 from archivist.application import Application
 from archivist.testing import ScriptedChatModel
-from local_http import serving
 
 JUPITER = {
     "type": "standard",

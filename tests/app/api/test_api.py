@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from server_helpers import CLARIFY_QUESTION, parse_sse
+from tests.app.server_helpers import CLARIFY_QUESTION, parse_sse
 
 
 def _upload(client: TestClient, files: list[tuple[str, bytes]], **params: object

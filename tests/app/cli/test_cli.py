@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from tests.index.corpus import write_corpus
 from typer.testing import CliRunner
 
 from archivist.app.cli.main import app
-from core.corpus import write_corpus
 
 runner = CliRunner()
 

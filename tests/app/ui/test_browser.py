@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import uvicorn
-from server_helpers import CLARIFY_QUESTION, clarifying_slow_model
+from tests.app.server_helpers import CLARIFY_QUESTION, clarifying_slow_model
 
 from archivist.app.api.app import create_app
 from archivist.app.cli.serve import bind
@@ -31,7 +31,7 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 20_000
 
 

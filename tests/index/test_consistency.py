@@ -5,12 +5,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.index.corpus import write_corpus
 
 from archivist.application import Application
 from archivist.index.edge_store import EdgeVectorStore
 from archivist.settings import Settings
 from archivist.types import IngestOutcome
-from core.corpus import write_corpus
 
 HERE = Path(__file__).resolve().parent
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage
-from tests.adaptive.conftest import WikiServer
 from tests.agent.helpers import done, run, source_names, steps
+from tests.agent.research.conftest import WikiServer
 
 from archivist.agent.state import QuestionAnalysis, RelevanceGrades
 from archivist.events import Event

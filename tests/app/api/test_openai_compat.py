@@ -8,7 +8,7 @@ import openai
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from server_helpers import served
+from tests.app.server_helpers import served
 
 
 @pytest.fixture(scope="module")

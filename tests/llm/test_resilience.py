@@ -17,6 +17,7 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel
+from tests.local_http import closed_port, serving
 
 from archivist.llm import is_connection_error, make_chat_model
 from archivist.llm.resilience import (
@@ -27,7 +28,6 @@ from archivist.llm.resilience import (
     with_backoff,
 )
 from archivist.settings import Settings
-from local_http import closed_port, serving
 
 # --------------------------------------------------------------------------- fake server
 

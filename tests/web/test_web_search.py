@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
+from tests.local_http import closed_port, serving
 
 from archivist.events import Source
 from archivist.settings import Settings
@@ -23,7 +24,6 @@ from archivist.web import (
     make_web_search,
     to_sources,
 )
-from local_http import closed_port, serving
 
 # Shapes follow MediaWiki's REST search ("pages" of search result objects) and the
 # RESTBase page summary; trimmed to the fields a client reads plus a few it ignores.
