@@ -6,14 +6,10 @@ escapes); they are printed in a "security figures" section at the end of the run
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))  # attack.py next to this file
-from attack import KEYS, Server, archivist_serve, wait_healthy  # noqa: E402
+from tests.security.attack import KEYS, Server, archivist_serve, wait_healthy
 
 FIGURES: list[str] = []
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import httpx
-from attack import KEYS, DiskSampler, Server, raw_upload
+from tests.security.attack import KEYS, DiskSampler, Server, raw_upload
 
 MB = 1024 * 1024
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import httpx
-from attack import KEYS, Server
+from tests.security.attack import KEYS, Server
 
 from archivist.app.limits import HISTORY_MAX_MESSAGES, MESSAGE_MAX_CHARS
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import httpx
-from attack import Server, raw_upload
+from tests.security.attack import Server, raw_upload
 
 
 def test_a_foreign_host_header_is_refused(open_server: Server, figure) -> None:

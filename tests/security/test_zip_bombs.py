@@ -10,8 +10,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from attack import KEYS, Server
-from bombs import MB, docx_bomb, docx_with_entries
+from tests.security.attack import KEYS, Server
+from tests.security.bombs import MB, docx_bomb, docx_with_entries
 
 from archivist.documents.loaders import MAX_DOCX_ENTRIES, load_file
 from archivist.types import LoadError

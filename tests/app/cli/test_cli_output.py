@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.index.corpus import write_corpus
 from typer.testing import CliRunner
 
 from archivist.app.cli.main import app
 from archivist.application import Application
 from archivist.settings import Settings
-from tests.index.corpus import write_corpus
 
 runner = CliRunner()
 
