@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 import typer
 from tests.agent.conftest import CORPUS
+from tests.local_http import closed_port, serving
 from typer.testing import CliRunner
 
 from archivist.app.cli import agent as cli_agent
 from archivist.application import Application
 from archivist.settings import Settings
-from local_http import closed_port, serving
 
 runner = CliRunner()
 QUESTION = "How do I install PostgreSQL?"

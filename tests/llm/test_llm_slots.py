@@ -16,10 +16,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from tests.local_http import serving
 
 from archivist.llm import build_chat_model
 from archivist.settings import Settings
-from local_http import serving
 
 SECONDS_PER_REQUEST = 0.4
 

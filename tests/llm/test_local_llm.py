@@ -12,13 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
+from tests.local_model import TEST_SPEC, local_model_ready  # noqa: F401  (pytest fixture)
 
 from archivist.llm import build_chat_model, describe_llm
 from archivist.llm.local import LocalChatModel
 from archivist.llm.local_runtime import loaded_servers
 from archivist.llm.resilience import RetryingChatModel
 from archivist.settings import Settings
-from local_model import TEST_SPEC, local_model_ready  # noqa: F401  (pytest fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("local_model_ready")]
 

@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.local_model import local_model_ready  # noqa: F401  (pytest fixture)
 
 from archivist.agent.service import AgentService
 from archivist.application import Application
 from archivist.llm import make_chat_model
 from archivist.settings import Settings
-from local_model import local_model_ready  # noqa: F401  (pytest fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("local_model_ready")]
 
