@@ -132,8 +132,9 @@ def test_retry_then_web_fallback_cites_web_sources(service_for, wiki: WikiServer
     passage = source.pop("passage")
     assert source == {
         "document_id": "https://en.wikipedia.org/wiki/Jupiter", "document_name": "Jupiter",
-        "pages": "", "page_start": None, "page_end": None, "kind": "web",
-        "url": "https://en.wikipedia.org/wiki/Jupiter", "parent_id": None,
+        "pages": "", "page_start": None, "page_end": None, "heading_path": [],
+        "score": None, "kind": "web", "url": "https://en.wikipedia.org/wiki/Jupiter",
+        "parent_id": None,
     }
     assert "Jupiter" in passage  # the snippet the answer was written from
     answer = done(events)["answer"]
