@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import httpx
-from attack import KEYS, Server
+from tests.security.attack import KEYS, Server
 
 
 def _as(who: str) -> dict[str, str]:
