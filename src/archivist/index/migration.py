@@ -13,13 +13,16 @@ import logging
 import shutil
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import qdrant_edge as qe
-from qdrant_client import QdrantClient
 
 from archivist.index.edge_store import edge_config
 from archivist.index.vectors import DENSE, SPARSE, LibraryInUse, VectorStoreUnreadable
 from archivist.types import ArchivistError
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +134,8 @@ def _copy_collections(legacy: Path, staging: Path) -> dict[str, int]:
     try:
         with warnings.catch_warnings():  # the local mode's size advice
             warnings.simplefilter("ignore", UserWarning)
+            from qdrant_client import QdrantClient  # only for a pre-Edge library
+
             client = QdrantClient(path=str(legacy))
     except RuntimeError as exc:
         if "already accessed" in str(exc):
