@@ -8,24 +8,21 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from tests.eval_data import EVAL_DIR, require_eval
 
 from archivist.application import Application
 from archivist.documents.loaders import load_file
 from archivist.documents.ocr import _reading_order, _tessdata, ocr_page
 from archivist.types import LoadError
 
-REPO = Path(__file__).resolve().parents[1]
-PDFS = Path(os.environ.get("ARCHIVIST_EVAL_DIR") or REPO.parent / "shared" / "eval") / "pdfs"
+PDFS = EVAL_DIR / "pdfs"
 PHRASE = "statistical computation and graphics"  # on R-FAQ page 7, "2.1 What is R?"
 
 
 def _scanned_pdf(tmp_path: Path) -> Path:
     """Page 1 has real text; page 2 is R-FAQ page 7 as a picture, with no text layer."""
     source_path = PDFS / "R-FAQ.pdf"
-    if not source_path.is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"eval PDF not found: {source_path}")
-        pytest.skip(f"eval PDF not found: {source_path} (set ARCHIVIST_EVAL_DIR)")
+    require_eval(source_path)
     with pymupdf.open(source_path) as source:
         page = source[6]
         assert PHRASE in " ".join(page.get_text().split())

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
+from tests.eval_data import EVAL_DIR, require_eval
 
 from archivist.application import Application
 from archivist.documents.chunking import MIN_TEXT, split_children, split_parents
@@ -16,16 +16,12 @@ from archivist.documents.tables import blocks
 from archivist.settings import Settings
 from archivist.types import LoadedDocument, format_location
 
-REPO = Path(__file__).resolve().parents[1]
-PDFS = Path(os.environ.get("ARCHIVIST_EVAL_DIR") or REPO.parent / "shared" / "eval") / "pdfs"
+PDFS = EVAL_DIR / "pdfs"
 
 
 def _real_pdf(name: str) -> Path:
     path = PDFS / name
-    if not path.is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"eval PDF not found: {path}")
-        pytest.skip(f"eval PDF not found: {path} (set ARCHIVIST_EVAL_DIR)")
+    require_eval(path)
     return path
 
 

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.index.corpus import write_corpus
 from typer.testing import CliRunner
 
 from archivist.app.cli.main import app
 from archivist.app.server_file import SERVER_FILE, read_server_file
 from archivist.application import Application
-from core.corpus import write_corpus
 
 runner = CliRunner()
 SERVE = "from archivist.app.cli import main; main()"
