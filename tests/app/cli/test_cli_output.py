@@ -37,7 +37,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Path:
 def model_from_fixture(monkeypatch: pytest.MonkeyPatch, embedder: Any) -> None:
     """The CLI's embedder is the session's (same model, loaded once)."""
     monkeypatch.setattr(
-        "archivist.index.store.SentenceTransformerEmbedder", lambda *a, **k: embedder
+        "archivist.index.store.make_embedder", lambda *a, **k: embedder
     )
     monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
 

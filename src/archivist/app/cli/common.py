@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from archivist.app.cli.remote import RemoteApplication
 from archivist.app.server_file import running_server
 from archivist.application import Application
 from archivist.index.vectors import LibraryInUse
@@ -22,6 +21,7 @@ from archivist.settings import Settings, load_settings
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
+    from archivist.app.cli.remote import RemoteApplication
     from archivist.application import Application
 
 console = Console(highlight=False, soft_wrap=True)
@@ -125,6 +125,8 @@ def open_app_or_server(
             f"the library in {settings.data_dir} is served by `archivist serve` at "
             f"{address.url}, which answers with its own model; drop --llm or stop the server"
         )
+    from archivist.app.cli.remote import RemoteApplication  # httpx, the ingest types
+
     return RemoteApplication(settings, address)
 
 
