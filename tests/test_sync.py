@@ -5,7 +5,6 @@ Each change lands within 5 s of the write, and only the file that changed is emb
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -181,12 +180,10 @@ def test_the_server_keeps_its_watched_folder_in_sync(
     tmp_path: Path, embedder: SentenceTransformerEmbedder
 ) -> None:
     import httpx
+    from tests.app.server_helpers import served
 
     from archivist.app.api.app import create_app
     from archivist.types import ArchivistError
-
-    sys.path.insert(0, str(Path(__file__).parent / "server"))
-    from server_helpers import served
 
     folder = tmp_path / "watched"
     folder.mkdir()

@@ -14,14 +14,12 @@ both; neither imports it.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 
 from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document, embedding_text
@@ -30,6 +28,15 @@ from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_fil
 from archivist.documents.pdf import OcrMode
 from archivist.index.sparse import SparseVector
 from archivist.index.store import DocumentStore
+from archivist.ingest_progress import (
+    EMBED_STEP,
+    IngestProgress,
+    ProgressCallback,
+    StageCallback,
+    content_hash,
+    no_stage,
+    stage_reporter,
+)
 from archivist.settings import Settings
 from archivist.types import (
     DocumentRecord,
@@ -41,57 +48,6 @@ from archivist.types import (
 )
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class IngestProgress:
-    """What a progress display needs after each file (``result`` set), and during one.
-
-    While a file is being ingested, ``stage`` says what happens to it (``converting``,
-    ``embedding``, ``indexing``), with its page count and the chunks embedded so far out
-    of ``stage_total``; ``pages`` and ``chunks`` stay 0 until the file is done.
-    """
-
-    files_done: int
-    files_total: int
-    path: str
-    pages: int = 0
-    chunks: int = 0
-    result: FileResult | None = None
-    ocr_pages: int = 0
-    ocr_seconds: float = 0.0
-    stage: str = "done"
-    stage_pages: int = 0
-    stage_done: int = 0
-    stage_total: int = 0
-
-
-ProgressCallback = Callable[[IngestProgress], None]
-StageCallback = Callable[..., None]
-EMBED_STEP = 256  # chunks embedded between two progress reports
-
-
-def _no_stage(*_args: object) -> None:
-    """No progress display."""
-
-
-def _stage_reporter(
-    progress: ProgressCallback | None, files_done: int, files_total: int, path: str
-) -> StageCallback:
-    """A callback reporting one file's stages to ``progress`` (if any)."""
-    if progress is None:
-        return _no_stage
-
-    def report(stage: str, pages: int = 0, done: int = 0, total: int = 0) -> None:
-        progress(IngestProgress(files_done, files_total, path, stage=stage, stage_pages=pages,
-                                stage_done=done, stage_total=total))
-
-    return report
-
-
-def content_hash(data: bytes) -> str:
-    """The SHA-256 of a file's bytes; its first 16 hex digits are the document id."""
-    return hashlib.sha256(data).hexdigest()
 
 
 class IngestPipeline:
@@ -159,7 +115,7 @@ class Ingestor:
         self.workers = workers
         self.catalog = store.catalog
         self.report = IngestReport()
-        self._stage: StageCallback = _no_stage
+        self._stage: StageCallback = no_stage
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest every file under ``paths``; failures are recorded, never raised.
@@ -191,7 +147,7 @@ class Ingestor:
                     position += 1
                 _, future = inflight.popleft()
                 job = prepared[index]
-                self._stage = _stage_reporter(progress, index, len(files),
+                self._stage = stage_reporter(progress, index, len(files),
                                               str(getattr(job, 'path', '')))
                 result = job if isinstance(job, FileResult) else self._finish(job, future)
                 self.report.results.append(result)

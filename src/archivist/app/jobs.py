@@ -23,7 +23,7 @@ from pathlib import Path
 from archivist.app.api.models import FileOutcome, IngestJob
 from archivist.app.upload_names import owner_folder
 from archivist.application import Application
-from archivist.ingest import IngestProgress
+from archivist.ingest_progress import IngestProgress
 from archivist.types import ADMIN_OWNER, DocumentRecord, FileResult, IngestOutcome
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from archivist.evaluation.contexts import ContextCollector
 from archivist.evaluation.metrics import mean
 from archivist.evaluation.qa_datasets import QAItem
 from archivist.evaluation.qa_metrics import (

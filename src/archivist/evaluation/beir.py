@@ -22,7 +22,7 @@ from archivist.types import ArchivistError, IngestReport
 
 if TYPE_CHECKING:
     from archivist.application import Application
-    from archivist.ingest import ProgressCallback
+    from archivist.ingest_progress import ProgressCallback
 
 __all__ = [
     "BeirDataset",

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pymupdf
 import pytest
-from server_helpers import served
+from tests.app.server_helpers import served
 from typer.testing import CliRunner
 
 from archivist.app.api.app import create_app

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_helpers import FILLER, make_pdf, served
+from tests.app.server_helpers import FILLER, make_pdf, served
 
 from archivist import ingest as ingest_module
 from archivist.app.api.app import create_app

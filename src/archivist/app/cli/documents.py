@@ -41,7 +41,7 @@ from archivist.types import (
 )
 
 if TYPE_CHECKING:
-    from archivist.ingest import IngestProgress
+    from archivist.ingest_progress import IngestProgress
 
 
 @contextmanager

@@ -18,7 +18,7 @@ import httpx
 
 from archivist.app.server_file import ServerAddress, auth_header
 from archivist.events import Event
-from archivist.ingest import IngestProgress, ProgressCallback
+from archivist.ingest_progress import IngestProgress, ProgressCallback
 from archivist.settings import SearchMode, Settings
 from archivist.types import (
     AmbiguousDocument,

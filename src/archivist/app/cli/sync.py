@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -17,8 +17,10 @@ from archivist.app.cli.common import (
     fail,
     open_app_from_cli,
 )
-from archivist.sync import FolderSync, SyncReport
 from archivist.types import ArchivistError
+
+if TYPE_CHECKING:
+    from archivist.sync import SyncReport
 
 _STYLE = {"added": "green", "replaced": "cyan", "renamed": "cyan", "removed": "yellow",
           "failed": "red"}
@@ -45,6 +47,8 @@ def sync(
         if not folder.is_dir():
             fail(f"{folder}: not a folder (sync mirrors folders; use 'ingest' for files)", 2)
     with open_app_from_cli(data_dir, collection) as application:
+        from archivist.sync import FolderSync  # the loaders: only when syncing
+
         syncer = FolderSync(application, folders, collection)
         try:
             report = syncer.run_once()

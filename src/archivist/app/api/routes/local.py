@@ -29,7 +29,7 @@ from archivist.app.api.deps import AppDep
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import COLLECTION_PATTERN
 from archivist.application import Application
-from archivist.ingest import IngestProgress
+from archivist.ingest_progress import IngestProgress
 from archivist.types import ArchivistError
 
 log = logging.getLogger(__name__)

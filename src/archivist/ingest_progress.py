@@ -1,0 +1,65 @@
+"""What an ingest reports while it runs: per-file progress and per-stage callbacks."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from archivist.types import FileResult
+
+__all__ = [
+    "EMBED_STEP", "IngestProgress", "no_stage", "ProgressCallback", "StageCallback", "content_hash",
+    "stage_reporter",
+]
+
+
+@dataclass
+class IngestProgress:
+    """What a progress display needs after each file (``result`` set), and during one.
+
+    While a file is being ingested, ``stage`` says what happens to it (``converting``,
+    ``embedding``, ``indexing``), with its page count and the chunks embedded so far out
+    of ``stage_total``; ``pages`` and ``chunks`` stay 0 until the file is done.
+    """
+
+    files_done: int
+    files_total: int
+    path: str
+    pages: int = 0
+    chunks: int = 0
+    result: FileResult | None = None
+    ocr_pages: int = 0
+    ocr_seconds: float = 0.0
+    stage: str = "done"
+    stage_pages: int = 0
+    stage_done: int = 0
+    stage_total: int = 0
+
+
+ProgressCallback = Callable[[IngestProgress], None]
+StageCallback = Callable[..., None]
+EMBED_STEP = 256  # chunks embedded between two progress reports
+
+
+def no_stage(*_args: object) -> None:
+    """No progress display."""
+
+
+def stage_reporter(
+    progress: ProgressCallback | None, files_done: int, files_total: int, path: str
+) -> StageCallback:
+    """A callback reporting one file's stages to ``progress`` (if any)."""
+    if progress is None:
+        return no_stage
+
+    def report(stage: str, pages: int = 0, done: int = 0, total: int = 0) -> None:
+        progress(IngestProgress(files_done, files_total, path, stage=stage, stage_pages=pages,
+                                stage_done=done, stage_total=total))
+
+    return report
+
+
+def content_hash(data: bytes) -> str:
+    """The SHA-256 of a file's bytes; its first 16 hex digits are the document id."""
+    return hashlib.sha256(data).hexdigest()
