@@ -52,7 +52,7 @@ def test_the_web_ui_answers_on_localhost_only(open_server: Server) -> None:
 def test_serving_beyond_localhost_says_which_hosts_it_answers(tmp_path, figure) -> None:
     import time
 
-    from attack import KEYS, archivist_serve, wait_healthy
+    from tests.security.attack import KEYS, archivist_serve, wait_healthy
 
     with archivist_serve(tmp_path, "--host", "0.0.0.0", admin_keys=KEYS["admin"]) as server:
         wait_healthy(server.url.replace("0.0.0.0", "127.0.0.1"))

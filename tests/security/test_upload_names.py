@@ -43,7 +43,7 @@ def test_different_names_never_collide() -> None:
 
 def test_unicode_uploads_stay_apart_and_unchanged_files_are_removed(keyed_server) -> None:
     import httpx
-    from attack import KEYS
+    from tests.security.attack import KEYS
 
     def upload(name: str, text: str) -> dict:
         response = httpx.post(
