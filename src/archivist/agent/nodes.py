@@ -21,6 +21,7 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.confidence import LOW, confidence
+from archivist.agent.quoting import one_line, quote_attr, quote_data
 from archivist.agent.research.state import ResearchInput
 from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
@@ -35,10 +36,10 @@ HISTORY_ANSWER_CHARS = 800
 
 
 def format_turns(messages: list[AnyMessage], answer_chars: int = HISTORY_ANSWER_CHARS) -> str:
-    """Finished turns as ``User: ... / Assistant: ...`` lines."""
+    """Finished turns as ``User: ... / Assistant: ...`` lines, one line each, quoted."""
     lines = []
     for message in messages:
-        text = " ".join(message_text(message.content).split())
+        text = quote_data(one_line(message_text(message.content)))
         if isinstance(message, HumanMessage):
             lines.append(f"User: {text}")
         elif isinstance(message, AIMessage):
@@ -94,7 +95,8 @@ class ConversationNodes:
         reply = self.fast_llm.invoke([
             SystemMessage(prompts.SUMMARY_SYSTEM.format(max_words=self.summary_words)),
             HumanMessage(prompts.SUMMARY_USER.format(
-                summary=state.summary or "(none)", turns=format_turns(fold)
+                summary=quote_data(one_line(state.summary)) or "(none)",
+                turns=format_turns(fold),
             )),
         ])
         words = message_text(reply.content).split()
@@ -118,7 +120,7 @@ class ConversationNodes:
         system = prompts.ANALYZE_SYSTEM + (prompts.ROUTE_WEB if self.web_enabled else "")
         system += "" if may_ask else prompts.FORCE_CLEAR
         user = prompts.ANALYZE_USER.format(
-            summary=state.summary or "(none)",
+            summary=quote_data(one_line(state.summary)) or "(none)",
             history=format_turns(list(state.messages)) or "(none)",
             question=question,
         )
@@ -207,7 +209,9 @@ class ConversationNodes:
             text = "\n\n".join(s["answer"] for s in subs)
         else:
             blocks = "\n\n".join(
-                prompts.SUB_ANSWER_BLOCK.format(question=s["question"], answer=s["answer"])
+                prompts.SUB_ANSWER_BLOCK.format(
+                    question=quote_attr(s["question"]), answer=quote_data(s["answer"])
+                )
                 for s in subs
             )
             reply = self.llm.invoke(

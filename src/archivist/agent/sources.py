@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from archivist.agent.prompts import abstains
+from archivist.agent.quoting import quote_attr
 from archivist.agent.state import Evidence
 from archivist.events import Source
 
@@ -77,7 +78,10 @@ def _dedupe(items: list[Evidence]) -> list[Source]:
 
 def build_sources(answer: str, evidence: list[Evidence]) -> SourceReport:
     """Sources for ``answer`` from ``evidence`` only."""
-    citations = _citations(answer)
+    # names are cited as the passage headers showed them (quoted: no ", < or >)
+    shown = {quote_attr(e["document_name"]).lower(): e["document_name"].lower()
+             for e in evidence}
+    citations = [(shown.get(n.lower(), n), p) for n, p in _citations(answer)]
     known = {e["document_name"].lower() for e in evidence}
     invented = sorted(
         {n for n, _ in citations if n.lower() not in known and _looks_like_document(n)}
@@ -85,7 +89,8 @@ def build_sources(answer: str, evidence: list[Evidence]) -> SourceReport:
     if abstains(answer) or not evidence:
         return SourceReport([], "none", invented)
     lowered = answer.lower()
-    cited_names = {name for name in known if name and name in lowered}
+    cited_names = {real for name, real in shown.items() if name and name in lowered}
+    cited_names |= {name for name in known if name and name in lowered}
     if cited_names:
         cited_pages: dict[str, set[str]] = {}
         for name, pages in citations:

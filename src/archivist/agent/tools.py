@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool
 
 from archivist.agent.prompts import UNTRUSTED_NOTE
+from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.index.retriever import Retriever
 from archivist.types import Parent, SearchHit, format_location
@@ -28,13 +29,13 @@ MAX_PARENT_CHARS = 8000
 
 
 def _quote(text: str, limit: int) -> str:
-    """Text made safe to sit inside a passage block (no early closing tag), capped."""
-    text = text.replace("</passage", "&lt;/passage").replace("<passage", "&lt;passage")
+    """Text made safe to sit inside a passage block (no tag, no structure line), capped."""
+    text = quote_data(text)
     return text if len(text) <= limit else text[:limit].rstrip() + " [...]"
 
 
 def _attr(value: str) -> str:
-    return value.replace('"', "'").replace("\n", " ")
+    return quote_attr(value)
 
 
 def passage_block(
@@ -119,6 +120,7 @@ def web_evidence(result: WebResult, sub_question: int = 0) -> Evidence:
 
 def render_hits(query: str, hits: list[SearchHit]) -> str:
     """Search results as the model sees them."""
+    query = quote_attr(query)
     if not hits:
         return f'No passages found for "{query}". Try different words.'
     blocks = [
@@ -133,6 +135,7 @@ def render_hits(query: str, hits: list[SearchHit]) -> str:
 def render_kept(query: str, kept: list[Evidence], dropped: int) -> str:
     """A search result after grading, as the model sees it: only the relevant passages."""
     note = f" ({dropped} off-topic passages removed)" if dropped else ""
+    query = quote_attr(query)
     if not kept:
         return (f'No relevant passages for "{query}"{note}. Try different words, or answer '
                 "with what you have.")
@@ -158,7 +161,7 @@ def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
         parent = retriever.get_parent(text_id) if well_formed else None
         document = retriever.get_document(parent.document_id) if parent else None
         if parent is None or document is None:
-            return f"unknown id: {text_id[:200]}", []
+            return f"unknown id: {quote_attr(text_id[:200])}", []
         pages = format_location(parent.page_start, parent.page_end, parent.heading_path)
         block = passage_block(parent.parent_id, document.name, pages, parent.text, MAX_PARENT_CHARS)
         return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name)]

@@ -27,6 +27,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from archivist.agent import prompts
+from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
 from archivist.agent.research.grading import Grader
 from archivist.agent.research.state import ResearchState
@@ -43,6 +44,12 @@ from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
+
+
+def _memory_text(message: AnyMessage) -> str:
+    """A working-memory message for the compressor: tool results are already quoted blocks."""
+    text = message_text(message.content)
+    return text if isinstance(message, ToolMessage) else quote_data(text)
 
 
 class ResearchNodes:
@@ -93,7 +100,7 @@ class ResearchNodes:
     def compress(self, state: ResearchState) -> dict[str, Any]:
         """Fold the working memory into notes; keep the lists of searches and parents."""
         memory = "\n\n".join(
-            f"[{m.type}] {message_text(m.content)}" for m in state.messages
+            f"[{m.type}] {_memory_text(m)}" for m in state.messages
         )
         words = max(100, self.compression_tokens // 6)
         reply = self.fast_llm.invoke(
@@ -102,7 +109,7 @@ class ResearchNodes:
                 HumanMessage(
                     prompts.COMPRESS_USER.format(
                         question=state.sub_question,
-                        notes=state.notes or "(none)",
+                        notes=quote_data(state.notes) or "(none)",
                         memory=memory,
                     )
                 ),
@@ -110,9 +117,9 @@ class ResearchNodes:
         )
         notes = message_text(reply.content).strip()
         header = prompts.NOTES_HEADER.format(
-            notes=notes,
-            queries="; ".join(state.queries_run) or "(none)",
-            parents=", ".join(state.parents_read) or "(none)",
+            notes=quote_data(notes),
+            queries="; ".join(quote_attr(q) for q in state.queries_run) or "(none)",
+            parents=", ".join(quote_attr(p) for p in state.parents_read) or "(none)",
         )
         before = count_tokens_approximately(state.messages)
         emit_step("compress", f"{before} tokens of working memory into notes",
