@@ -8,14 +8,17 @@ environment variables, ``archivist.toml`` in the working directory (or the file 
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -56,7 +59,7 @@ class Settings(BaseSettings):
         default=DEFAULT_EMBEDDING_MODEL,
         description="A sentence-transformers model name or folder.",
     )
-    embedding_batch_size: int = 64
+    embedding_batch_size: int = Field(default=64, ge=1, le=4096)
     embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
         default="onnx",
         description=(
@@ -65,10 +68,10 @@ class Settings(BaseSettings):
             "sentence-transformers."
         ),
     )
-    parent_min_chars: int = 2000
-    parent_max_chars: int = 4000
-    child_chars: int = 500
-    child_overlap: int = 100
+    parent_min_chars: int = Field(default=2000, ge=0)
+    parent_max_chars: int = Field(default=4000, ge=100)
+    child_chars: int = Field(default=500, ge=50, le=100_000)
+    child_overlap: int = Field(default=100, ge=0)
     bm25_language: str = "english"
     ingest_workers: int = Field(
         default=0, ge=0, le=64, description="Processes converting PDFs; 0 = one per core, max 4."
@@ -96,9 +99,9 @@ class Settings(BaseSettings):
     # --- LLM -----------------------------------------------------------------------
     llm: str = Field(default=DEFAULT_LLM, description='"provider:model", or "scripted".')
     llm_fast: str | None = Field(default=None, description="Model for rewriting and grading.")
-    temperature: float = 0.0
-    llm_timeout_s: float = 120.0
-    llm_max_retries: int = 3
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    llm_max_retries: int = Field(default=3, ge=0, le=20)
     llm_max_tokens: int | None = Field(
         default=None,
         ge=1,
@@ -151,7 +154,7 @@ class Settings(BaseSettings):
 
     # --- server --------------------------------------------------------------------
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(default=8000, ge=0, le=65535, description="0 = any free port.")
     api_keys: str = Field(
         default="",
         description="Comma-separated bearer keys that read and change their own documents; "
@@ -203,6 +206,11 @@ class Settings(BaseSettings):
     def _collection_name(cls, value: str) -> str:
         return check_collection_name(value)
 
+    @field_validator("data_dir")
+    @classmethod
+    def _writable(cls, value: Path) -> Path:
+        return check_data_dir(value)
+
     @field_validator("parent_max_chars")
     @classmethod
     def _max_over_min(cls, value: int, info: Any) -> int:
@@ -211,18 +219,25 @@ class Settings(BaseSettings):
             raise ValueError("parent_max_chars must be at least parent_min_chars")
         return value
 
+    @field_validator("child_overlap")
+    @classmethod
+    def _overlap_under_child(cls, value: int, info: Any) -> int:
+        if value >= info.data.get("child_chars", value + 1):
+            raise ValueError("child_overlap must be smaller than child_chars")
+        return value
+
     @model_validator(mode="after")
     def _keys_agree(self) -> Settings:
         roles = [self.admin_key_list, self.api_key_list, self.read_only_key_list]
         seen: set[str] = set()
         for keys in roles:
             if seen & set(keys):
-                raise ValueError("a key is listed in more than one of admin_keys, api_keys "
-                                 "and read_only_keys")
+                raise ValueError("admin_keys, api_keys, read_only_keys: a key is listed in "
+                                 "more than one of them")
             seen |= set(keys)
         for key, collections in self.key_collections.items():
             if key not in seen:
-                raise ValueError("key_collections names a key that is not in admin_keys, "
+                raise ValueError("key_collections: names a key that is not in admin_keys, "
                                  "api_keys or read_only_keys")
             for name in collections:
                 check_collection_name(name)
@@ -298,6 +313,52 @@ def _split(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+class InvalidSettings(ValueError):
+    """Settings that cannot be used: one line naming each setting and why, never a value."""
+
+
+def check_data_dir(path: Path) -> Path:
+    """``path`` if a library can live there (it exists, or can be made, and is writable)."""
+    probe = Path(os.path.abspath(os.path.expanduser(path)))
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ValueError(f"{probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"{probe} is not writable")
+    return path
+
+
+def settings_problems(exc: ValidationError) -> str:
+    """A pydantic error as one line, ``setting: problem; ...``, without any input value.
+
+    Only the top-level setting is named: deeper parts of the location can be secrets (the
+    keys of ``key_collections`` are API keys).
+    """
+    problems = []
+    for error in exc.errors(include_input=False, include_url=False):
+        message = str(error["msg"]).removeprefix("Value error, ")
+        name = str(error["loc"][0]) if error["loc"] else ""
+        problems.append(f"{name}: {message}" if name else message)
+    return "; ".join(problems)
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Settings from every source, with ``overrides`` (CLI flags) on top; ``None`` is ignored."""
-    return Settings(**{key: value for key, value in overrides.items() if value is not None})
+    """Settings from every source, with ``overrides`` (CLI flags) on top; ``None`` is ignored.
+
+    Any problem (a bad value, a malformed ``archivist.toml``, an unusable ``data_dir``) is
+    :class:`InvalidSettings`.
+    """
+    try:
+        return Settings(**{key: value for key, value in overrides.items() if value is not None})
+    except ValidationError as exc:
+        raise InvalidSettings(settings_problems(exc)) from None
+    except tomllib.TOMLDecodeError as exc:  # the message quotes one character at most
+        where = re.sub(r"'[^']*'\s*", "", str(exc))
+        raise InvalidSettings(f"{_config_file()}: not valid TOML: {where}") from None
+    except SettingsError as exc:
+        field = re.search(r'field "([^"]+)"', str(exc))
+        name = field.group(1) if field else "a setting"
+        raise InvalidSettings(f"{name}: cannot be parsed (a JSON value is expected)") from None
+    except OSError as exc:
+        raise InvalidSettings(f"{_config_file()}: cannot be read: {exc.strerror}") from None

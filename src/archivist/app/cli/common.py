@@ -17,7 +17,7 @@ from rich.markup import escape
 from archivist.app.server_file import running_server
 from archivist.application import Application
 from archivist.index.vectors import LibraryInUse
-from archivist.settings import Settings, load_settings
+from archivist.settings import InvalidSettings, Settings, load_settings
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
@@ -87,8 +87,8 @@ def settings_from_cli(**overrides: Any) -> Settings:
     """Settings with CLI flags on top; a bad setting is one clear line, exit 2."""
     try:
         return load_settings(**overrides)
-    except ValidationError as exc:
-        fail(f"invalid settings: {validation_problems(exc)}", EXIT_USAGE)
+    except InvalidSettings as exc:
+        fail(f"invalid settings: {exc}", EXIT_USAGE)
 
 
 def open_app_from_cli(
@@ -144,6 +144,8 @@ def _open_local(settings: Settings) -> Application:
         fail(str(exc))
     except ArchivistError as exc:
         fail(str(exc))
+    except OSError as exc:  # data_dir vanished or turned read-only after the settings check
+        fail(f"data_dir {settings.data_dir}: {exc.strerror or exc}", EXIT_USAGE)
     for repair in application.store.repairs:
         err_console.print(f"[yellow]repaired:[/yellow] {repair}")
     return application

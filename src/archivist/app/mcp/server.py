@@ -236,11 +236,10 @@ def parse_error_reply(error: Exception) -> Any:
 
 def main() -> None:
     """``python -m archivist.app.mcp.server``: the MCP server with settings from the env."""
-    from archivist.app.cli.common import quiet_libraries
-    from archivist.settings import load_settings
+    from archivist.app.cli.common import quiet_libraries, settings_from_cli
 
     quiet_libraries()
-    run_stdio(load_settings())
+    run_stdio(settings_from_cli())
 
 
 if __name__ == "__main__":
