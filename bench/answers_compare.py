@@ -21,10 +21,22 @@ from pathlib import Path
 from archivist.application import open_application
 from archivist.evaluation.answers import run_answers
 from archivist.evaluation.baselines import make_asker
+from archivist.evaluation.beir import collection_for, ingest_corpus, load_beir
 from archivist.evaluation.qa_datasets import load_qa_dataset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answers_table import table  # noqa: E402
+
+
+def _speed(record: dict[str, object]) -> str:
+    """Calls, tokens and the model's overall tokens/s of one record (to watch contention)."""
+    stats = record.get("stats") or {}
+    assert isinstance(stats, dict)
+    seconds = float(stats.get("llm_seconds") or 0)
+    tokens_in, tokens_out = int(stats.get("tokens_in") or 0), int(stats.get("tokens_out") or 0)
+    rate = (tokens_in + tokens_out) / seconds if seconds else 0.0
+    return (f"calls={stats.get('llm_calls', 0)} in={tokens_in} out={tokens_out} "
+            f"llm={seconds:.0f}s ({rate:.0f} tok/s in+out)")
 
 
 def main() -> None:
@@ -41,6 +53,13 @@ def main() -> None:
     items = load_qa_dataset(args.dataset)[: args.limit]
     overrides = {"data_dir": args.data_dir} if args.data_dir else {}
     with open_application(**overrides) as app:
+        if args.dataset.is_dir():  # a BEIR folder (HotpotQA): its passages are the corpus
+            beir = load_beir(args.dataset)
+            args.collection = args.collection or collection_for(beir)
+            started = time.perf_counter()
+            ingest_corpus(app, beir, args.collection)
+            print(f"corpus in '{args.collection}': {time.perf_counter() - started:.0f}s",
+                  flush=True)
         askers = {}
         for spec in args.systems:
             system, _, strategy = spec.partition(":")
@@ -55,7 +74,7 @@ def main() -> None:
                 print(f"{count}/{len(items)} {spec} {record['item_id']} "
                       f"{time.perf_counter() - started:.0f}s "
                       f"correct={record['scores'].get('correct')} "
-                      f"abstained={record.get('abstained')}", flush=True)
+                      f"abstained={record.get('abstained')} {_speed(record)}", flush=True)
     print(table(sorted(p for p in args.out.iterdir() if (p / "answers.jsonl").is_file())))
 
 
