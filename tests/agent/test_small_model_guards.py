@@ -20,6 +20,7 @@ from archivist.agent.confidence import HIGH, MEDIUM, confidence
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence, QuestionAnalysis, RelevanceGrades
 from archivist.agent.subject import (
+    is_small_talk,
     looks_compound,
     may_be_ambiguous,
     on_subject,
@@ -197,3 +198,24 @@ def test_the_pipeline_keeps_on_subject_passages_the_grader_passed_over(make_serv
     assert "espresso" not in write_call.text.lower()  # off the subject: still dropped
     (sources,) = [e.data for e in events if e.type == "sources"]
     assert sources["confidence"] != "high"  # one passage graded relevant, the rest context
+
+
+def _route_direct(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+    if info.schema is QuestionAnalysis:  # what the 0.5B model did for a tea question
+        return QuestionAnalysis(route="direct", direct_reply="About 100°F.")
+    return None
+
+
+def test_a_real_question_routed_direct_is_searched(make_service) -> None:
+    llm = ScriptedChatModel(rules=[_route_direct])
+    events = run(make_service(llm), "How do I install PostgreSQL?")
+    assert [s["detail"] for s in steps(events, "route")] == ["documents"]
+    assert steps(events, "search") and "100" not in done(events)["answer"]
+    assert "apt install postgresql" in done(events)["answer"]
+    # greetings and talk about the assistant still get the direct reply, with no search
+    for small_talk in ("Hello!", "How are you today, my friend?", "Who are you?",
+                       "Thanks, that was helpful"):
+        assert is_small_talk(small_talk), small_talk
+    greeting = run(make_service(ScriptedChatModel(rules=[_route_direct])), "Hi there!")
+    assert not steps(greeting, "search") and done(greeting)["answer"] == "About 100°F."
+    assert not is_small_talk("How hot should the water be for green tea?")

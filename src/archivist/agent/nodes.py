@@ -27,7 +27,7 @@ from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
-from archivist.agent.subject import looks_compound, may_be_ambiguous
+from archivist.agent.subject import is_small_talk, looks_compound, may_be_ambiguous
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -131,15 +131,20 @@ class ConversationNodes:
         if parsed is None:
             parsed = QuestionAnalysis.degraded(question)
         route = parsed.route
-        if route == "direct":
+        if route == "direct" and not is_small_talk(question):
+            # a small model routes real questions to "direct" and answers from nowhere
+            emit_step("route", "documents", reason="not small talk: searched, not answered "
+                      "directly")
+        elif route == "direct":
             emit_step("route", "direct", reason="greeting or small talk: no retrieval")
             return {"route": "direct", "direct_reply": parsed.direct_reply.strip(),
                     "clarification": "", "sub_questions": []}
         if route == "web" and not self.web_enabled:
             emit_step("route", "documents", reason="web search is off")
             route = "documents"
-        else:
+        elif route != "direct":
             emit_step("route", route)
+        route = "documents" if route == "direct" else route
         if not parsed.is_clear and may_ask and not may_be_ambiguous(question):
             emit_step("clear", "nothing in the question to resolve: not asked back")
         elif not parsed.is_clear and may_ask:

@@ -9,6 +9,9 @@
 * :func:`may_be_ambiguous`: whether a question refers to something it does not name ("it",
   "that thing"). Only such a question is asked back: the 1.5B model asked "What is
   Netflix?" back for "How many paid streaming memberships did Netflix have in 2017?".
+* :func:`is_small_talk`: whether a question is only greeting, thanks or talk about the
+  assistant. Only such a question gets a direct reply: the 0.5B model routed "How hot
+  should the water be for green tea?" to ``direct`` and answered "100°F" from nowhere.
 * :func:`on_subject`: whether passages mention those things. A grader may keep a footnote
   about the Australian Capital Territory for "What is the capital of Mongolia?"; passages
   that name none of the question's subjects are not evidence for it.
@@ -50,6 +53,28 @@ _REFERENCES = frozenset(
      "him", "her", "one", "ones", "thing", "things", "stuff", "there", "same", "other",
      "former", "latter", "above"]
 )
+
+
+#: Words a greeting, thanks or a question about the assistant is made of.
+_SMALL_TALK = frozenset(
+    ["hello", "hi", "hey", "hiya", "howdy", "greetings", "good", "morning", "afternoon",
+     "evening", "night", "day", "today", "thanks", "thank", "thx", "cheers", "bye", "goodbye",
+     "see", "later", "ok", "okay", "great", "nice", "cool", "awesome", "perfect", "helpful",
+     "help", "friend", "buddy", "there", "doing", "going", "fine", "well", "please", "much",
+     "lot", "yourself", "name", "assistant", "archivist", "bot", "up", "sup", "again", "very",
+     "just", "all", "everyone", "pleased", "meet", "glad", "welcome", "could", "would",
+     "have", "has", "been", "here", "now", "yes", "no", "sure", "oh", "wow", "alright", "ya"]
+)
+
+
+def is_small_talk(question: str) -> bool:
+    """Whether ``question`` is only greeting, thanks or talk about the assistant.
+
+    Every content word must be small-talk vocabulary: "Hello!", "How are you today?",
+    "Who are you?" and "Thanks, that was helpful" are; "How hot should the water be for
+    green tea?" is not, whatever a model routes it to.
+    """
+    return content_words(question) <= _SMALL_TALK
 
 
 def may_be_ambiguous(question: str) -> bool:

@@ -34,6 +34,11 @@ from pydantic import BaseModel, Field
 
 from archivist.llm.local_runtime import LocalServer, RuntimeOptions, local_server
 
+#: Reply cap when ``llm_max_tokens`` is not set. llama.cpp's own default is no cap: a small
+#: model that starts repeating itself then generates until its context is full (8,192
+#: tokens, about five minutes at 26 tokens/s).
+DEFAULT_REPLY_TOKENS = 1024
+
 
 class LocalChatModel(BaseChatModel):
     """A GGUF model answering in-process (llama.cpp through xllamacpp)."""
@@ -41,7 +46,7 @@ class LocalChatModel(BaseChatModel):
     model_path: Path
     model_name: str = "local"
     temperature: float = 0.0
-    max_tokens: int | None = None
+    max_tokens: int = DEFAULT_REPLY_TOKENS
     context_per_slot: int = 8192
     parallel: int = 2
     threads: int | None = None
@@ -73,9 +78,9 @@ class LocalChatModel(BaseChatModel):
             "messages": convert_to_openai_messages(messages),
             "temperature": self.temperature,
             "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "cache_prompt": True,  # reuse the slot's matching prompt prefix (the system prompt)
         }
-        if self.max_tokens:
-            request["max_tokens"] = self.max_tokens
         if stop:
             request["stop"] = stop
         for key in ("tools", "tool_choice", "response_format", "max_tokens"):

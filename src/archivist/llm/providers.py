@@ -165,14 +165,14 @@ def _build_google(settings: Settings, model: str) -> BaseChatModel:
 
 
 def _build_local(settings: Settings, model: str) -> BaseChatModel:
-    from archivist.llm.local import LocalChatModel
+    from archivist.llm.local import DEFAULT_REPLY_TOKENS, LocalChatModel
     from archivist.llm.models import resolve_model_path
 
     return LocalChatModel(
         model_path=resolve_model_path(model),
         model_name=f"local:{model}" if model else "local",
         temperature=settings.temperature,
-        max_tokens=_max_tokens(settings),
+        max_tokens=_max_tokens(settings) or DEFAULT_REPLY_TOKENS,
         context_per_slot=settings.local_context,
         parallel=settings.local_parallel,
         threads=settings.local_threads,
