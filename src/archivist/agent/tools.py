@@ -17,6 +17,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from archivist.agent.prompts import UNTRUSTED_NOTE
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
+from archivist.agent.tables import label_year_columns
 from archivist.index.retriever import Retriever
 from archivist.types import Parent, SearchHit, format_location
 from archivist.web import WebResult
@@ -42,7 +43,11 @@ def passage_block(
     parent_id: str, document: str, pages: str, text: str, limit: int, *, passage_id: str = "",
     url: str = "",
 ) -> str:
-    """One retrieved text as a delimited, quoted data block with its ids."""
+    """One retrieved text as a delimited, quoted data block with its ids.
+
+    Rows of a table under a header of years are written ``label [2017: v; 2016: w]``
+    (:func:`archivist.agent.tables.label_year_columns`).
+    """
     header = "<passage"
     if passage_id:
         header += f' id="{_attr(passage_id)}"'
@@ -52,7 +57,8 @@ def passage_block(
         header += f' parent_id="{_attr(parent_id)}" document="{_attr(document)}"'
     if pages:
         header += f' pages="{_attr(pages)}"'
-    return f"{header}>\n{_quote(text.strip(), limit)}\n</passage>"
+    # table rows get their year columns named (a 1.5B model cannot line them up itself)
+    return f"{header}>\n{_quote(label_year_columns(text.strip()), limit)}\n</passage>"
 
 
 def evidence_block(item: Evidence, passage_id: str = "") -> str:
