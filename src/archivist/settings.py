@@ -145,6 +145,11 @@ class Settings(BaseSettings):
         "answer, best passage's section first (0: answer from the passages only).",
     )
     max_clarifications: int = Field(default=2, ge=0, description="Ask-back rounds per question.")
+    second_look: bool = Field(
+        default=True,
+        description="When an answer abstains although passages were graded relevant, read "
+        "them once more with a find-the-row prompt (one more LLM call).",
+    )
 
     # --- web search ----------------------------------------------------------------
     web_search: Literal["off", "wikipedia", "duckduckgo"] = "off"

@@ -219,3 +219,25 @@ def test_a_real_question_routed_direct_is_searched(make_service) -> None:
     greeting = run(make_service(ScriptedChatModel(rules=[_route_direct])), "Hi there!")
     assert not steps(greeting, "search") and done(greeting)["answer"] == "About 100°F."
     assert not is_small_talk("How hot should the water be for green tea?")
+
+
+def _abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
+    # like the 1.5B with "Net sales of $14,694 million" in its second passage: abstains on
+    # the first reading, finds the line when asked to look for it
+    if info.schema is not None or info.tools:
+        return None
+    if "judged relevant" in str(messages[0].content):
+        return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
+    return "The documents do not contain how to install PostgreSQL."
+
+
+def test_an_abstention_despite_relevant_passages_gets_a_second_look(make_service) -> None:
+    llm = ScriptedChatModel(rules=[_abstain_first])
+    events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
+    assert steps(events, "second_look")
+    assert "apt install postgresql" in done(events)["answer"]
+    assert source_names(events) == ["postgres-guide.md"]
+    # switched off, the abstention stands
+    off = run(make_service(ScriptedChatModel(rules=[_abstain_first]), strategy="pipeline",
+                           second_look=False), "How do I install PostgreSQL?")
+    assert not steps(off, "second_look") and abstains(done(off)["answer"])

@@ -99,6 +99,14 @@ For a web passage cite its title in square brackets, e.g. [Jupiter].
 If the passages do not answer the question, reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""
 
+SECOND_LOOK_SYSTEM = f"""The passages below were judged relevant to the user's question, yet
+a first reading found no answer in them. Read them again, one by one, tables included: find
+the sentence or table row that states what the question asks, and answer from it, concisely,
+with no preamble, e.g. "Net sales were $14,694 million [report.pdf, p. 1]." {CITATION_RULE}
+Only if no passage states it for exactly what the question asks (the same thing, the same
+year or period, the same company or person), reply "{ABSTAIN_PREFIX} ..." and say what is
+missing. {UNTRUSTED_NOTE}"""
+
 WRITE_USER = """Question: {question}
 
 {passages}"""

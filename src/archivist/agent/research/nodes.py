@@ -38,6 +38,7 @@ from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.tools import (
     READ_PARENT,
     SEARCH,
+    evidence_block,
     make_tools,
 )
 from archivist.index.retriever import Retriever
@@ -77,6 +78,7 @@ class ResearchNodes:
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations
         self.compression_tokens = settings.compression_tokens
+        self.second_looks = settings.second_look
 
     # --- nodes -------------------------------------------------------------------------
     @timed("research")
@@ -159,6 +161,24 @@ class ResearchNodes:
         reply = self.llm.invoke(messages, config=answer_config(state.stream_answer))
         return {"messages": [*closing, reply], "budget_exhausted": True}
 
+    @timed("research")
+    def second_look(self, state: ResearchState) -> str:
+        """One more reading when the answer abstained although passages were graded relevant.
+
+        The 1.5B model replied "the documents do not contain" with "Net sales of $14,694
+        million" in the second of five passages; asked to find the sentence or row that
+        states it, it answers, or abstains again.
+        """
+        emit_step("second_look", "the answer abstained although passages were graded "
+                  "relevant: reading them again", sub_question=state.index)
+        passages = "\n".join(evidence_block(e) for e in state.evidence)
+        reply = self.llm.invoke([
+            SystemMessage(prompts.SECOND_LOOK_SYSTEM),
+            HumanMessage(prompts.WRITE_USER.format(question=state.sub_question,
+                                                   passages=passages)),
+        ])
+        return message_text(reply.content).strip()
+
     def finish(self, state: ResearchState) -> dict[str, Any]:
         """Package the sub-answer (an honest abstention when nothing relevant was kept)."""
         question = state.sub_question
@@ -166,6 +186,10 @@ class ResearchNodes:
         answer = ""
         if found:
             answer = message_text(state.messages[-1].content).strip()
+        if answer and prompts.abstains(answer) and self.second_looks and any(
+            e.get("grade") == "relevant" for e in state.evidence
+        ):
+            answer = self.second_look(state) or answer
         if not answer and (state.hits_seen or state.web_tried):
             web = " and on the web" if state.web_tried else ""
             answer = prompts.NO_RELEVANT.format(question=question, web=web)
