@@ -69,7 +69,7 @@ def main() -> None:
                 started = time.perf_counter()
                 (record, *_) = run_answers(
                     app, items[count - 1: count], args.out / spec.replace(":", "-"),
-                    collection=args.collection, asker=ask,
+                    collection=args.collection, asker=ask, system=spec.partition(":")[0],
                 )
                 print(f"{count}/{len(items)} {spec} {record['item_id']} "
                       f"{time.perf_counter() - started:.0f}s "
