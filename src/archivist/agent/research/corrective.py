@@ -106,6 +106,19 @@ def screen(
     return out
 
 
+def restates(query: str, question: str, queries_run: list[str]) -> bool:
+    """Whether a proposed next hop only repeats a search or restates the question.
+
+    The 1.5B grader proposed "What were Amcor's net sales in fiscal 2023? (from the passage
+    about June 2023 quarter)" as the next hop of that very question: a query holding every
+    content word of the question finds nothing new and costs a grading call.
+    """
+    if query.lower() in {q.lower() for q in queries_run}:
+        return True
+    asked = content_words(question)
+    return bool(asked) and asked <= content_words(query)
+
+
 def keyword_query(question: str) -> str:
     """A fallback rewrite when the grader gives none: the question's content words."""
     wanted = content_words(question)
@@ -200,7 +213,7 @@ class Corrective:
         first = self._documents(question, state, update)
         if first.shown:
             hop = first.next_query
-            if hop and hop.lower() not in {q.lower() for q in update["queries_run"]}:
+            if hop and not restates(hop, question, update["queries_run"]):
                 emit_step("next_hop", hop, original=question, sub_question=index)
                 self._documents(hop, state, update)
             return update
