@@ -241,3 +241,18 @@ def test_an_abstention_despite_relevant_passages_gets_a_second_look(make_service
     off = run(make_service(ScriptedChatModel(rules=[_abstain_first]), strategy="pipeline",
                            second_look=False), "How do I install PostgreSQL?")
     assert not steps(off, "second_look") and abstains(done(off)["answer"])
+
+
+def test_each_part_of_a_split_question_names_its_subject(make_service) -> None:
+    def split(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+        if info.schema is QuestionAnalysis:  # the 1.5B dropped "Amcor" from the second part
+            return QuestionAnalysis(sub_questions=["How do I install PostgreSQL?",
+                                                   "How do I update to a major version?"])
+        return None
+
+    events = run(make_service(ScriptedChatModel(rules=[split])),
+                 "How do I install PostgreSQL, and how do I update to a major version?")
+    assert steps(events, "sub_questions")[0]["items"] == [
+        "How do I install PostgreSQL?", "How do I update to a major version? (PostgreSQL)"]
+    searched = [s["detail"] for s in steps(events, "search")]
+    assert "How do I update to a major version? (PostgreSQL)" in searched

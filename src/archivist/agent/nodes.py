@@ -27,7 +27,12 @@ from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
-from archivist.agent.subject import is_small_talk, looks_compound, may_be_ambiguous
+from archivist.agent.subject import (
+    is_small_talk,
+    keep_subjects,
+    looks_compound,
+    may_be_ambiguous,
+)
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -156,6 +161,8 @@ class ConversationNodes:
             # file into R?" in three); with history the first rewrite keeps the references
             emit_step("no_split", f"one-part question: {len(subs)} sub-questions dropped")
             subs = subs[:1] if state.messages else [question]
+        if len(subs) > 1:  # each part names what the question is about ("What did it cost?")
+            subs = [keep_subjects(question, sub) for sub in subs]
         if subs != [question]:
             emit_step("rewrite", " | ".join(subs), original=question)
         if len(subs) > 1:

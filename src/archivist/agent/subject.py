@@ -102,6 +102,20 @@ def subject_terms(question: str) -> set[str]:
     return terms
 
 
+def keep_subjects(question: str, sub_question: str) -> str:
+    """``sub_question`` naming the question's subjects when it names none of them.
+
+    The 1.5B model split "How many shares did Amcor repurchase in fiscal 2023, and at what
+    total cost?" into a first part naming Amcor and "What was the total cost?"; searched
+    alone, the second found Netflix's cost of revenues and the answer cited it.
+    """
+    terms = subject_terms(question)
+    if not terms or terms & set(_TOKENS.findall(sub_question.lower())):
+        return sub_question
+    names = [w for w in dict.fromkeys(_WORD.findall(question)) if w.lower() in terms]
+    return f"{sub_question.rstrip()} ({', '.join(names)})"
+
+
 def _mentioned(evidence: Iterable[Evidence]) -> set[str]:
     words: set[str] = set()
     for item in evidence:
