@@ -62,6 +62,15 @@ def test_abstention_and_citation_scores() -> None:
     assert citation_correct(gold, [], "It was 9.43.") == 0.0  # uncited answer
     assert citation_correct(gold, [], "The documents do not contain it.") is None
     assert citation_correct([], [("10K.pdf", 21, 21)], "9.43") is None
+    # an abstention naming the key fact is not a correct answer (the 1.5B wrote one)
+    from archivist.evaluation.answers import score_item
+    from archivist.evaluation.qa_datasets import QAItem
+
+    item = QAItem("csv", "How do I read a CSV file into R?", key_facts=["read.csv"],
+                  answerable=True)
+    refusal = "The documents do not contain how to use the `read.csv()` function in R."
+    assert score_item(item, refusal, [], [])["correct"] == 0.0
+    assert score_item(item, "Use read.csv().", [], [])["correct"] == 1.0
 
 
 def test_curated_pages_and_answerable(tmp_path: Path) -> None:

@@ -83,7 +83,10 @@ def score_item(
     gold = item.gold_documents
     answerable = item.answerable is not False
     return {
-        "correct": facts_found(answer, item.key_facts) if answerable else None,
+        # an abstention is never correct, even when it names a key fact ("The documents do
+        # not contain how to use read.csv" was scored correct)
+        "correct": (0.0 if abstained(answer) else facts_found(answer, item.key_facts))
+        if answerable and item.key_facts else None,
         "citation_accuracy": citation_correct(item.gold_pages, spans, answer) if cites else None,
         "abstention_accuracy": abstention_correct(item.answerable, answer),
         "exact_match": exact_match(answer, item.references),
