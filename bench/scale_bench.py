@@ -110,13 +110,9 @@ def open_application(data_dir: Path, engine: str):  # type: ignore[no-untyped-de
     return Application(settings, embedder=SyntheticEmbedder())  # type: ignore[arg-type]
 
 
-def run_one(
-    size: int, engine: str, query_count: int, workdir: Path, keep: bool = False
-) -> dict[str, float]:
-    """Build, open, reopen and query one library; figures as a dict."""
-    data_dir = workdir / f"{engine}-{size}"
+def build(data_dir: Path, size: int, engine: str) -> tuple[int, float]:
+    """Ingest until ``size`` chunks; (chunks, seconds). Recorded in ``build.json``."""
     shutil.rmtree(data_dir, ignore_errors=True)
-    baseline = rss_mb()
     application = open_application(data_dir, engine)
     chunks = 0
     started = time.perf_counter()
@@ -131,7 +127,27 @@ def run_one(
         documents += wanted
     build_s = time.perf_counter() - started
     application.close()
+    load = os.getloadavg()[0]
+    record = {"chunks": chunks, "build_s": build_s, "loadavg_after_build": load}
+    (data_dir / "build.json").write_text(json.dumps(record))
+    return chunks, build_s
 
+
+def run_one(
+    size: int, engine: str, query_count: int, workdir: Path, keep: bool = False,
+    reuse: bool = False, build_only: bool = False,
+) -> dict[str, float]:
+    """Build (or reuse), open, reopen and query one library; figures as a dict."""
+    data_dir = workdir / f"{engine}-{size}"
+    baseline = rss_mb()
+    built = data_dir / "build.json"
+    if reuse and built.is_file():
+        record = json.loads(built.read_text())
+        chunks, build_s = int(record["chunks"]), float(record["build_s"])
+    else:
+        chunks, build_s = build(data_dir, size, engine)
+    if build_only:
+        return {"engine": engine, "size": size, "chunks": chunks, "build_s": build_s}
     started = time.perf_counter()
     application = open_application(data_dir, engine)
     open_s = time.perf_counter() - started
@@ -175,7 +191,7 @@ def run_one(
         "disk_mb": disk_mb(data_dir),
         "queries": len(texts),
     }
-    if not keep:
+    if not (keep or reuse):
         shutil.rmtree(data_dir, ignore_errors=True)
     return figures
 
@@ -195,7 +211,9 @@ def query_embedding_ms() -> float:
     return percentile(times, 0.5)
 
 
-def in_subprocess(size: int, engine: str, query_count: int, workdir: Path) -> dict[str, float]:
+def in_subprocess(
+    size: int, engine: str, query_count: int, workdir: Path, extra: list[str]
+) -> dict[str, float]:
     out = workdir / f"{engine}-{size}.json"
     command = [
         sys.executable,
@@ -210,6 +228,7 @@ def in_subprocess(size: int, engine: str, query_count: int, workdir: Path) -> di
         str(workdir),
         "--json",
         str(out),
+        *extra,
     ]
     subprocess.run(command, check=True)
     return json.loads(out.read_text())
@@ -254,6 +273,14 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--keep", action="store_true", help="keep the libraries (--workdir)")
+    parser.add_argument(
+        "--reuse", action="store_true",
+        help="measure libraries already built in --workdir (their build.json); build missing",
+    )
+    parser.add_argument(
+        "--build-only", action="store_true", help="build the libraries in --workdir and stop"
+    )
+    parser.add_argument("--no-embedding", action="store_true", help="skip the model's timing")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--engine", default="edge", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -263,17 +290,23 @@ def main() -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="archivist-scale-"))
     workdir.mkdir(parents=True, exist_ok=True)
     if args.one:
-        figures = run_one(args.one, args.engine, args.queries, workdir, args.keep)
+        figures = run_one(
+            args.one, args.engine, args.queries, workdir, args.keep, args.reuse, args.build_only
+        )
         args.json.write_text(json.dumps(figures, indent=2))
         return 0
+    extra = [flag for flag, on in (("--keep", args.keep), ("--reuse", args.reuse),
+                                   ("--build-only", args.build_only)) if on]
     rows = []
     for size in [int(s) for s in args.sizes.split(",") if s]:
-        rows.append(in_subprocess(size, "edge", args.queries, workdir))
+        rows.append(in_subprocess(size, "edge", args.queries, workdir, extra))
         print(json.dumps(rows[-1]), flush=True)
     for size in [int(s) for s in args.legacy_sizes.split(",") if s]:
-        rows.append(in_subprocess(size, "legacy", args.legacy_queries, workdir))
+        rows.append(in_subprocess(size, "legacy", args.legacy_queries, workdir, extra))
         print(json.dumps(rows[-1]), flush=True)
-    embed_ms = query_embedding_ms()
+    if args.build_only:
+        return 0
+    embed_ms = 0.0 if args.no_embedding else query_embedding_ms()
     load = os.getloadavg()
     print()
     print(table(rows))

@@ -13,7 +13,7 @@ import logging
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -247,28 +247,7 @@ class AgentService:
         self, message: str, thread_id: str | None = None, collection: str | None = None
     ) -> AnswerResult:
         """Run one turn and collect it."""
-        result = AnswerResult(answer="", sources=[], status="answered", thread_id="")
-        tokens: list[str] = []
-        for event in self.stream(message, thread_id, collection):
-            data = event.data
-            if event.type == "step":
-                result.steps.append(data)
-            elif event.type == "token":
-                tokens.append(data["text"])
-            elif event.type == "clarification":
-                result.clarification = data["question"]
-            elif event.type == "sources":
-                result.sources = [Source(**s) for s in data["sources"]]
-                result.confidence = data.get("confidence")
-            elif event.type == "stats":
-                result.stats = data
-            elif event.type == "error":
-                result.error = data["message"]
-            elif event.type == "done":
-                result.thread_id = data["thread_id"]
-                result.status = data["status"]
-                result.answer = data["answer"] or "".join(tokens)
-        return result
+        return collect_turn(self.stream(message, thread_id, collection))
 
     # --- conversations -------------------------------------------------------------------
     def history(self, thread_id: str) -> list[dict[str, str]]:
@@ -305,3 +284,28 @@ def _tracing_callbacks(settings: Settings) -> list[Any]:
         return []
     return list(tracing_callbacks(settings))
 
+
+def collect_turn(stream: Iterable[Event]) -> AnswerResult:
+    """A turn's events (from ``stream``, here or over HTTP) collected into one result."""
+    result = AnswerResult(answer="", sources=[], status="answered", thread_id="")
+    tokens: list[str] = []
+    for event in stream:
+        data = event.data
+        if event.type == "step":
+            result.steps.append(data)
+        elif event.type == "token":
+            tokens.append(data["text"])
+        elif event.type == "clarification":
+            result.clarification = data["question"]
+        elif event.type == "sources":
+            result.sources = [Source(**s) for s in data["sources"]]
+            result.confidence = data.get("confidence")
+        elif event.type == "stats":
+            result.stats = data
+        elif event.type == "error":
+            result.error = data["message"]
+        elif event.type == "done":
+            result.thread_id = data["thread_id"]
+            result.status = data["status"]
+            result.answer = data["answer"] or "".join(tokens)
+    return result

@@ -16,7 +16,9 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import httpx
 import pytest
 from tests.index.corpus import write_corpus
@@ -169,11 +171,99 @@ def test_ask_streams_the_servers_answer(
     assert code == 1 and "answers with its own model" in err
 
 
-def test_commands_that_cannot_go_through_say_so(setup: dict[str, Path]) -> None:
-    code, _out, err = cli("show", "postgres.md", "--data-dir", str(setup["served"]))
-    assert code == 1
-    assert "held by `archivist serve`" in err and "stop the server" in err
-    assert "Traceback" not in err
+def test_show_and_collections_print_the_same_as_a_local_library(setup: dict[str, Path]) -> None:
+    cases = (
+        ["show", "postgres.md"],
+        ["show", "postgres.md", "--no-children"],
+        ["show", "postgres.md", "--json"],
+        ["collections"],
+    )
+    for args in cases:
+        local = cli(*args, "--data-dir", str(setup["local"]))
+        served = cli(*args, "--data-dir", str(setup["served"]))
+        assert served[0] == local[0] == 0, served
+        # the two libraries hold the same files under different roots
+        assert same_clock(served[1]).replace(str(setup["served"]), "") == same_clock(
+            local[1]
+        ).replace(str(setup["local"]), ""), args
+    shown = cli("show", "postgres.md", "--json", "--data-dir", str(setup["served"]))[1]
+    document = json.loads(shown)
+    assert document["document"]["name"] == "postgres.md" and document["parents"]
+    assert document["parents"][0]["children"], "children come with their parents"
+    assert "default  " in cli("collections", "--data-dir", str(setup["served"]))[1]
+    code, _out, err = cli("show", "no-such-file.md", "--data-dir", str(setup["served"]))
+    assert code == 2 and "no document matches 'no-such-file.md'" in err
+
+
+def test_chat_goes_through_the_server(
+    setup: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
+    typed = "What does error code XK-4471 mean?\n/new\nWhere is the red planet?\n/exit\n"
+    outputs = []
+    for key in ("local", "served"):
+        result = runner.invoke(app, ["chat", "--data-dir", str(setup[key])], input=typed)
+        assert result.exit_code == 0, result.stdout + result.stderr
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1]
+    assert "Sources:\n  - errors.md" in outputs[1] and "new conversation" in outputs[1]
+
+
+def test_mcp_goes_through_the_server(setup: dict[str, Path], tmp_path: Path) -> None:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
+    env.update({"ARCHIVIST_DATA_DIR": str(setup["served"]), "ARCHIVIST_LLM": "scripted",
+                "ARCHIVIST_CONFIG": str(tmp_path / "none.toml"), "HF_HUB_OFFLINE": "1"})
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "archivist.app.mcp.server"], env=env
+    )
+    seen: dict[str, Any] = {}
+
+    async def session_run() -> None:
+        with (tmp_path / "mcp-stderr.log").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                for name, args in (
+                    ("list_documents", {}),
+                    ("search_documents", {"query": "XK-4471", "k": 2}),
+                    ("ask", {"question": "What does error code XK-4471 mean?"}),
+                ):
+                    result = await session.call_tool(name, args)
+                    seen[name] = json.loads(result.content[0].text)
+
+    anyio.run(session_run)
+    assert {d["name"] for d in seen["list_documents"]["documents"]} >= {"postgres.md", "errors.md"}
+    assert seen["search_documents"]["passages"][0]["document"] == "errors.md"
+    assert seen["ask"]["status"] == "answered"
+    assert seen["ask"]["sources"][0]["document"] == "errors.md"
+    # the server's conversation: the same thread is there, through the server's API
+    address = read_server_file(setup["served"])
+    assert address is not None
+    history = httpx.get(
+        f"{address.url}/v1/conversations/{seen['ask']['thread_id']}",
+        headers={"Authorization": f"Bearer {address.token}"}, timeout=10,
+    )
+    assert history.status_code == 200, history.text
+
+
+def test_commands_that_need_the_library_say_what_to_do(setup: dict[str, Path]) -> None:
+    served = setup["served"]
+    questions = setup["root"] / "questions.jsonl"
+    questions.write_text(json.dumps({"question": "What is XK-4471?", "reference": "x"}) + "\n")
+    pid = read_server_file(served).pid  # type: ignore[union-attr]
+    for args, command in (
+        (["eval", "answers", str(questions)], "eval answers"),
+        (["sync", str(setup["docs"])], "sync"),
+        (["reindex"], "reindex"),
+    ):
+        code, _out, err = cli(*args, "--data-dir", str(served))
+        assert code == 1, err
+        line = " ".join(err.split())
+        assert f"`archivist {command}` needs the library to itself" in line
+        assert f"kill {pid}" in line and "another --data-dir" in line
+        assert "in use by another Archivist process" not in line and "Traceback" not in err
 
 
 def test_a_killed_servers_address_is_ignored(tmp_path: Path) -> None:

@@ -26,7 +26,6 @@ from archivist.app.cli.common import (
     console,
     err_console,
     fail,
-    open_app_from_cli,
     open_app_or_server,
     print_json,
 )
@@ -170,7 +169,7 @@ def chat(
     ] = None,
 ) -> None:
     """An interactive conversation: /new starts a new one, /exit (or Ctrl-D) quits."""
-    with _user_errors(), open_app_from_cli(data_dir, collection, llm=llm) as application:
+    with _user_errors(), open_app_or_server(data_dir, collection, llm=llm) as application:
         service = application.agent
         console.print(Text("Ask about your documents. /new starts over, /exit quits.", "dim"))
         degraded = False

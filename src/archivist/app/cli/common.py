@@ -96,15 +96,17 @@ def open_app_from_cli(
     collection: str | None = None,
     *,
     converts: bool = False,
+    command: str = "",
     **overrides: Any,
 ) -> Application:
     """Build the application for a CLI command, turning any failure into one clear line.
 
     ``converts``: the command converts files (ingest), so MuPDF's chatter is silenced.
+    ``command`` names the command in the line shown when ``archivist serve`` holds the library.
     """
     quiet_libraries(pdf=converts)
     settings = settings_from_cli(data_dir=data_dir, collection=collection, **overrides)
-    return _open_local(settings)
+    return _open_local(settings, command)
 
 
 def open_app_or_server(
@@ -130,18 +132,25 @@ def open_app_or_server(
     return RemoteApplication(settings, address)
 
 
-def _open_local(settings: Settings) -> Application:
+def in_use_message(settings: Settings, exc: LibraryInUse, command: str = "") -> str:
+    """What to do when another process holds the library: stop ``serve``, say, if it is that."""
+    address = running_server(settings.data_dir)
+    if address is None:
+        return str(exc)
+    what = f"`archivist {command}`" if command else "this command"
+    return (
+        f"the library in {settings.data_dir} is held by `archivist serve` at "
+        f"{address.url} (pid {address.pid}); {what} needs the library to itself: "
+        f"stop the server (Ctrl-C in its terminal, or kill {address.pid}) and run it "
+        "again, or use another --data-dir"
+    )
+
+
+def _open_local(settings: Settings, command: str = "") -> Application:
     try:
         application = Application(settings)
     except LibraryInUse as exc:
-        address = running_server(settings.data_dir)
-        if address is not None:
-            fail(
-                f"the library in {settings.data_dir} is held by `archivist serve` at "
-                f"{address.url} (pid {address.pid}); ingest, list, remove, search and ask "
-                "go through it, this command does not: stop the server to run it"
-            )
-        fail(str(exc))
+        fail(in_use_message(settings, exc, command))
     except ArchivistError as exc:
         fail(str(exc))
     except OSError as exc:  # data_dir vanished or turned read-only after the settings check

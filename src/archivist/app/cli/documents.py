@@ -22,7 +22,6 @@ from archivist.app.cli.common import (
     console,
     err_console,
     fail,
-    open_app_from_cli,
     open_app_or_server,
     print_json,
     validation_problems,
@@ -185,7 +184,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def collections(data_dir: DataDir = None) -> None:
         """List the collections (knowledge bases) in the data directory."""
-        with user_errors(), open_app_from_cli(data_dir) as application:
+        with user_errors(), open_app_or_server(data_dir) as application:
             for name in application.store.collections():
                 count = len(application.store.documents(name))
                 console.print(f"{name}  {count} document{'' if count == 1 else 's'}")
@@ -210,7 +209,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOutput = False,
     ) -> None:
         """Show how a document was chunked: parents and children, sizes, headings, pages."""
-        with user_errors(), open_app_from_cli(data_dir, collection) as application:
+        with user_errors(), open_app_or_server(data_dir, collection) as application:
             record = application.store.resolve(doc)
             kids = application.store.children_of(record.document_id) if children else []
             parents = application.store.parents_of(record.document_id)

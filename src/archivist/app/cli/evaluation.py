@@ -98,7 +98,9 @@ def retrieval(
         fail(f"unknown mode '{unknown[0]}' (use {', '.join(_ALL_MODES)})", EXIT_USAGE)
     with eval_errors():
         dataset = load_beir(beir)
-        with open_app_from_cli(data_dir) as application, _progress() as progress:
+        with open_app_from_cli(
+            data_dir, command="eval retrieval"
+        ) as application, _progress() as progress:
             report = evaluate_retrieval(
                 application,
                 dataset,
@@ -182,7 +184,9 @@ def answers(
         items = load_qa_dataset(dataset)
         if baseline is not None and not baseline.is_file():
             fail(f"missing file: {baseline}", EXIT_USAGE)
-        with open_app_from_cli(data_dir, **overrides) as application, _progress() as progress:
+        with open_app_from_cli(
+            data_dir, command="eval answers", **overrides
+        ) as application, _progress() as progress:
             target = collection
             if dataset.is_dir():
                 beir = load_beir(dataset)

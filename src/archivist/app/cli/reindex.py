@@ -18,9 +18,11 @@ from archivist.app.cli.common import (
     console,
     err_console,
     fail,
+    in_use_message,
     quiet_libraries,
     settings_from_cli,
 )
+from archivist.index.vectors import LibraryInUse
 from archivist.types import ArchivistError
 
 
@@ -56,6 +58,8 @@ def register(app: typer.Typer) -> None:
         try:
             with progress:
                 report = rebuild(settings, embedder_for, on_progress)
+        except LibraryInUse as exc:
+            fail(in_use_message(settings, exc, "reindex"), EXIT_ERROR)
         except ArchivistError as exc:
             fail(str(exc), EXIT_ERROR)
         for collection, documents in report.documents.items():

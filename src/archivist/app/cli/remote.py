@@ -1,9 +1,11 @@
 """The application as the CLI sees it through a running ``archivist serve`` on its data dir.
 
-``RemoteApplication`` answers the calls ``ingest``, ``list``, ``remove``, ``search`` and
-``ask`` make (``ingest.files``, ``store.documents``, ``store.remove``, ``searcher.search``,
-``agent.stream``) over the server's HTTP API, with the types the local application
-returns, so each command prints exactly what it prints when it opens the library itself.
+``RemoteApplication`` answers the calls ``ingest``, ``list``, ``collections``, ``remove``,
+``show``, ``search``, ``ask``, ``chat`` and ``archivist mcp`` make (``ingest.files``,
+``store.documents``/``collections``/``remove``/``resolve``/``parents_of``/``children_of``,
+``searcher.search``/``run``, ``agent.stream``/``ask``) over the server's HTTP API, with the
+types the local application returns, so each command prints exactly what it prints when it
+opens the library itself.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -23,13 +25,19 @@ from archivist.settings import SearchMode, Settings
 from archivist.types import (
     AmbiguousDocument,
     ArchivistError,
+    Child,
     DocumentRecord,
     FileResult,
     IngestOutcome,
     IngestReport,
+    Parent,
     SearchHit,
     UnknownDocument,
 )
+
+if TYPE_CHECKING:
+    from archivist.agent.service import AnswerResult
+    from archivist.index.search import SearchRequest
 
 # An ingest or an answer can take long; only connecting has to be quick.
 _TIMEOUT = httpx.Timeout(connect=5.0, read=None, write=60.0, pool=5.0)
@@ -53,6 +61,8 @@ class RemoteApplication:
             base_url=address.url, headers=auth_header(address), timeout=_TIMEOUT
         )
         self.store = self.ingest = self.searcher = self.agent = self
+        # parents and children of the documents ``resolve`` fetched (``show`` reads them next)
+        self._chunks: dict[str, tuple[list[Parent], list[Child]]] = {}
 
     def __enter__(self) -> RemoteApplication:
         return self
@@ -130,6 +140,37 @@ class RemoteApplication:
         body = self._call("DELETE", f"/v1/documents/{ref}", params={"collection": name})
         return _record(body, name)
 
+    def collections(self) -> list[str]:
+        """Every collection in the library."""
+        body = self._call("GET", "/v1/local/collections")
+        return [str(c["name"]) for c in body["collections"]]
+
+    def resolve(self, ref: str, collection: str | None = None) -> DocumentRecord:
+        """A document by id prefix, file name or path (its chunks are fetched with it)."""
+        name = self._collection(collection)
+        body = self._call("GET", f"/v1/local/documents/{ref}", params={"collection": name})
+        record = DocumentRecord(**body["document"])
+        self._chunks[record.document_id] = (
+            [Parent(**p) for p in body["parents"]],
+            [Child(**c) for c in body["children"]],
+        )
+        return record
+
+    def _chunks_of(
+        self, document_id: str, collection: str | None
+    ) -> tuple[list[Parent], list[Child]]:
+        if document_id not in self._chunks:
+            self.resolve(document_id, collection)
+        return self._chunks[document_id]
+
+    def parents_of(self, document_id: str, collection: str | None = None) -> list[Parent]:
+        """A document's parents in reading order."""
+        return self._chunks_of(document_id, collection)[0]
+
+    def children_of(self, document_id: str, collection: str | None = None) -> list[Child]:
+        """A document's children in reading order."""
+        return self._chunks_of(document_id, collection)[1]
+
     # --- search and answers ----------------------------------------------------------------
     def search(
         self,
@@ -162,6 +203,18 @@ class RemoteApplication:
             )
             for h in body["hits"]
         ]
+
+    def run(self, request: SearchRequest) -> list[SearchHit]:
+        """The hits for a :class:`SearchRequest` (its ``None`` fields from the settings)."""
+        return self.search(request.query, request.k, request.mode, request.collection)
+
+    def ask(
+        self, question: str, thread: str | None = None, collection: str | None = None
+    ) -> AnswerResult:
+        """One turn, collected (what ``archivist mcp``'s ``ask`` tool returns)."""
+        from archivist.agent.service import collect_turn  # the agent's stack, only here
+
+        return collect_turn(self.stream(question, thread, collection))
 
     def stream(
         self, question: str, thread: str | None = None, collection: str | None = None

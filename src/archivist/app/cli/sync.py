@@ -46,7 +46,7 @@ def sync(
     for folder in folders:
         if not folder.is_dir():
             fail(f"{folder}: not a folder (sync mirrors folders; use 'ingest' for files)", 2)
-    with open_app_from_cli(data_dir, collection) as application:
+    with open_app_from_cli(data_dir, collection, command="sync") as application:
         from archivist.sync import FolderSync  # the loaders: only when syncing
 
         syncer = FolderSync(application, folders, collection)

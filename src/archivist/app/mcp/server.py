@@ -5,23 +5,27 @@ it as a subprocess and talks JSON-RPC over stdin/stdout, so nothing but protocol
 may go to stdout (logs go to stderr). Like every interface it is handed the
 :class:`~archivist.application.Application`.
 
-Embedded Qdrant allows one process per data directory: while ``archivist serve`` holds a
-library, point the MCP server at a Qdrant server (``ARCHIVIST_QDRANT_URL``) or another
-data directory.
+The embedded engine allows one process per data directory: while ``archivist serve`` holds
+a library, the MCP server's tools go through that server's HTTP API (the address it leaves
+in the data directory) and answer exactly as they would with the library opened here.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from pydantic import BaseModel, Field
 
 from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
+from archivist.app.server_file import running_server
 from archivist.application import Application
 from archivist.index.search import SearchRequest
 from archivist.settings import MAX_SEARCH_K, SearchMode, Settings
+
+if TYPE_CHECKING:
+    from archivist.app.cli.remote import RemoteApplication
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +95,7 @@ class DocumentListing(BaseModel):
     documents: list[DocumentInfo]
 
 
-def build_server(application: Application) -> Any:
+def build_server(application: Application | RemoteApplication) -> Any:
     """An MCP server with Archivist's three tools, all backed by ``application``."""
     server = _Server("archivist", instructions=INSTRUCTIONS)
 
@@ -155,7 +159,18 @@ def build_server(application: Application) -> Any:
 
 
 def run_stdio(settings: Settings) -> None:
-    """Serve MCP over stdin/stdout until the client closes the pipe."""
+    """Serve MCP over stdin/stdout until the client closes the pipe.
+
+    When ``archivist serve`` holds the library, every tool goes through it.
+    """
+    address = running_server(settings.data_dir)
+    if address is not None:
+        from archivist.app.cli.remote import RemoteApplication  # httpx client of the server
+
+        log.info("the library is served by `archivist serve` at %s: going through it", address.url)
+        with RemoteApplication(settings, address) as remote:
+            anyio.run(serve_stdio, build_server(remote))
+        return
     with Application(settings) as application:
         for repair in application.store.repairs:
             log.warning("repaired: %s", repair)

@@ -7,6 +7,9 @@ every other route as the admin ``local``. Without it these routes answer 404, as
 - ``GET /v1/local/library``: which data directory this server holds (the CLI's check)
 - ``POST /v1/local/ingest``: ingest files and folders by path, as ``archivist ingest`` does,
   streaming one JSON line per file (``progress``) and then the ``report``
+- ``GET /v1/local/collections``: every collection and its document count (``collections``)
+- ``GET /v1/local/documents/{ref}``: a document by id prefix, name or path, with its parents
+  and children (``show``)
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
@@ -96,3 +99,37 @@ def ingest(request: Request, application: AppDep, body: LocalIngest) -> Streamin
     return StreamingResponse(
         ingest_lines(application, paths, body.collection), media_type="application/x-ndjson"
     )
+
+
+@router.get("/collections")
+def collections(request: Request, application: AppDep) -> dict[str, Any]:
+    """Every collection of the library with its number of ready documents."""
+    _require_token(request)
+    store = application.store
+    return {
+        "collections": [
+            {"name": name, "documents": len(store.documents(name))}
+            for name in store.collections()
+        ]
+    }
+
+
+@router.get("/documents/{ref}")
+def document_chunks(
+    request: Request,
+    application: AppDep,
+    ref: str,
+    collection: Annotated[str | None, Query(pattern=COLLECTION_PATTERN)] = None,
+    children: bool = True,
+) -> dict[str, Any]:
+    """A document (its whole catalog row), its parents and, unless not asked, its children."""
+    _require_token(request)
+    store = application.store
+    record = store.resolve(ref, collection)  # UnknownDocument / AmbiguousDocument: 404 / 409
+    return {
+        "document": asdict(record),
+        "parents": [asdict(p) for p in store.parents_of(record.document_id, collection)],
+        "children": [asdict(c) for c in store.children_of(record.document_id, collection)]
+        if children
+        else [],
+    }
