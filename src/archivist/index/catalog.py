@@ -94,6 +94,9 @@ class Catalog:
                 "ALTER TABLE documents ADD COLUMN owner TEXT NOT NULL DEFAULT 'admin'"
             )
         self._lock = threading.RLock()
+        # ready ids per collection, with the catalog's version when they were read
+        self._writes = 0
+        self._ready: dict[str, tuple[tuple[int, int], frozenset[str]]] = {}
 
     def close(self) -> None:
         """Close the connection."""
@@ -110,6 +113,8 @@ class Catalog:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._writes += 1
             self._conn.execute("COMMIT")
 
     def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[sqlite3.Row]:
@@ -162,13 +167,23 @@ class Catalog:
         )
         return DocumentRecord(**dict(rows[0])) if rows else None
 
+    def _version(self) -> tuple[int, int]:
+        """Changes when anything is committed: by this object, or by another connection."""
+        with self._lock:
+            return self._writes, int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
     def ready_ids(self, collection: str) -> set[str]:
-        """Ids of every searchable document."""
-        rows = self._query(
-            "SELECT document_id FROM documents WHERE collection = ? AND status = 'ready'",
-            (collection,),
-        )
-        return {r["document_id"] for r in rows}
+        """Ids of every searchable document (read again only after a change: every search asks)."""
+        version = self._version()
+        cached = self._ready.get(collection)
+        if cached is None or cached[0] != version:
+            rows = self._query(
+                "SELECT document_id FROM documents WHERE collection = ? AND status = 'ready'",
+                (collection,),
+            )
+            cached = (version, frozenset(r["document_id"] for r in rows))
+            self._ready[collection] = cached
+        return set(cached[1])
 
     def add_pending(
         self, record: DocumentRecord, parents: list[Parent], children: list[Child]

@@ -37,6 +37,9 @@ from archivist.types import Child
 log = logging.getLogger(__name__)
 
 _CONFIG_FILE = "edge_config.json"
+# Keyword indexes: documents are filtered by id, and every search leaves out some kinds.
+# Without an index on ``kind`` each search read every point's payload (seconds at 100k).
+_INDEXED_FIELDS = ("document_id", "kind")
 # Facets return at most ``limit`` values; a collection never holds more documents than this.
 _MAX_DOCUMENTS = 10_000_000
 
@@ -67,11 +70,25 @@ class DirectoryLock:
             self._fd = None
 
 
+def _no_graph() -> qe.HnswIndexConfig:
+    """No HNSW graph (``m=0``, ``payload_m=0``): dense search stays exact, as before.
+
+    Building the graph for 100k chunks took 810 s on the 2-core machine and made loading
+    slower; without it the optimizer only turns the write segment into a read-only one.
+    """
+    return qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
+
+
+def _sparse_params() -> dict[str, qe.EdgeSparseVectorParams]:
+    return {SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+
+
 def edge_config(dimension: int) -> qe.EdgeConfig:
     """Named cosine dense vectors and BM25 sparse vectors whose IDF the engine applies."""
     return qe.EdgeConfig(
         vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
-        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        sparse_vectors=_sparse_params(),
+        hnsw_config=_no_graph(),
     )
 
 
@@ -104,14 +121,27 @@ class EdgeVectorStore:
                 if not self.exists(collection):
                     return None
                 try:
-                    self._shards[collection] = qe.EdgeShard.load(str(self._path(collection)))
+                    shard = self._load(collection)
                 except Exception as exc:  # the engine raises a bare Exception with its reason
                     raise VectorStoreUnreadable(
                         f"cannot open the vectors of collection '{collection}' in "
                         f"{self._path(collection)}: {exc}; run `archivist reindex` to rebuild "
                         "them from the catalog"
                     ) from exc
+                _index_fields(shard)  # a shard made before an index was added gets it now
+                self._shards[collection] = shard
             return self._shards[collection]
+
+    def _load(self, collection: str) -> qe.EdgeShard:
+        """Load a shard; one made before ``_no_graph`` gets that setting written first."""
+        path = self._path(collection)
+        config = json.loads((path / _CONFIG_FILE).read_text(encoding="utf-8"))
+        hnsw = config.get("hnsw_config") or {}
+        if hnsw.get("m") == 0 and hnsw.get("payload_m") == 0:
+            return qe.EdgeShard.load(str(path))
+        # vectors left out: they are checked against, and inherited from, the shard
+        upgrade = qe.EdgeConfig(sparse_vectors=_sparse_params(), hnsw_config=_no_graph())
+        return qe.EdgeShard.load(str(path), upgrade)
 
     def dense_size(self, collection: str) -> int | None:
         """The dense vector size of an existing collection."""
@@ -129,10 +159,7 @@ class EdgeVectorStore:
             if path.exists():  # a creation that died before writing its config
                 shutil.rmtree(path)
             shard = qe.EdgeShard.create(str(path), edge_config(dimension))
-            shard.update(
-                qe.UpdateOperation.create_field_index("document_id", qe.PayloadSchemaType.Keyword)
-            )
-            shard.flush()
+            _index_fields(shard)
             self._shards[collection] = shard
 
     def drop(self, collection: str) -> None:
@@ -252,9 +279,17 @@ class EdgeVectorStore:
 
     # --- lifecycle -----------------------------------------------------------------------
     def close_shards(self) -> None:
-        """Flush and close every shard, keeping the library lock."""
+        """Optimize, flush and close every shard, keeping the library lock.
+
+        ``optimize`` turns a write segment that has grown past the engine's indexing
+        threshold (about 6,500 chunks of 384 dimensions) into a read-only segment, which
+        opens several times faster (a 100k library: 0.3 s instead of 1.3 s) and searches
+        faster; smaller libraries are left as they are. It is crash-safe: the engine builds
+        the new segment beside the old one and swaps them; a kill leaves the old one.
+        """
         with self._guard:
             for shard in self._shards.values():
+                shard.optimize()
                 shard.flush()
                 shard.close()
             self._shards.clear()
@@ -263,6 +298,16 @@ class EdgeVectorStore:
         """Flush and close every shard, then release the library lock."""
         self.close_shards()
         self._lock.release()
+
+
+def _index_fields(shard: qe.EdgeShard) -> None:
+    """Create the keyword indexes the shard lacks (each one a logged update, then flushed)."""
+    present = set(shard.info().payload_schema)
+    missing = [field for field in _INDEXED_FIELDS if field not in present]
+    for field in missing:
+        shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+    if missing:
+        shard.flush()
 
 
 def _search_filter(document_ids: list[str] | None) -> qe.Filter:

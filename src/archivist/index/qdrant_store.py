@@ -74,7 +74,8 @@ class QdrantServerStore:
         )
         with warnings.catch_warnings():  # qdrant-client's local mode says it needs no index
             warnings.simplefilter("ignore", UserWarning)
-            self.client.create_payload_index(name, "document_id", models.PayloadSchemaType.KEYWORD)
+            for field in ("document_id", "kind"):  # filtered by id; searches leave kinds out
+                self.client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
 
     def drop(self, collection: str) -> None:
         """Delete a whole collection."""
