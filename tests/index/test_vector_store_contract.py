@@ -1,9 +1,10 @@
 """One contract, two engines: the embedded Qdrant Edge store and the Qdrant-server store.
 
-No Qdrant server can run on this machine, so the server store runs on qdrant-client's own
-in-process implementation (``QdrantClient(":memory:")``): the same client calls, request
-models and result parsing as against a server. What that leaves untested is the network
-path (HTTP/gRPC transport, ``api_key``, timeouts) and the server's own Rust engine.
+No Qdrant server can run on this machine (no registry package ships its binary; no
+containers), so the server store runs on qdrant-client's own in-process implementation
+(``QdrantClient(":memory:")``): the same client calls, request models and result parsing
+as against a server. What that leaves untested is the network path (HTTP/gRPC transport,
+``api_key``, timeouts) and the server's own Rust engine.
 """
 
 from __future__ import annotations
