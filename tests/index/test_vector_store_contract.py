@@ -1,7 +1,7 @@
 """One contract, two engines: the embedded Qdrant Edge store and the Qdrant-server store.
 
-No Qdrant server can run on this machine (no registry package ships its binary; no
-containers), so the server store runs on qdrant-client's own in-process implementation
+No Qdrant server can run on this machine (no registry package ships its binary; no Docker
+daemon or image registry), so the server store runs on qdrant-client's own in-process implementation
 (``QdrantClient(":memory:")``): the same client calls, request models and result parsing
 as against a server. What that leaves untested is the network path (HTTP/gRPC transport,
 ``api_key``, timeouts) and the server's own Rust engine.
