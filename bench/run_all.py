@@ -33,6 +33,8 @@ BENCHMARKS = [
         "scale: 2k, 20k and 100k chunks on the embedded engine",
         ["scale_bench.py", "--legacy-sizes", "2000", "--json", str(RESULTS / "scale.json")],
     ),
+    ("web UI: first paint, a 50-turn conversation (Chromium)",
+     ["ui_bench.py", "--out", str(RESULTS / "ui.json")]),
     (
         "local model speed (Qwen2.5-Coder-1.5B in-process)",
         ["local_llm_bench.py", "--json", str(RESULTS / "local_llm.json")],

@@ -149,6 +149,8 @@ class Ingestor:
                 job = prepared[index]
                 self._stage = stage_reporter(progress, index, len(files),
                                               str(getattr(job, 'path', '')))
+                if isinstance(job, ConversionJob):
+                    self._stage("converting")
                 result = job if isinstance(job, FileResult) else self._finish(job, future)
                 self.report.results.append(result)
                 if progress:
@@ -196,7 +198,8 @@ class Ingestor:
                 loaded = load_file(job.path, ocr=self.ocr)
             seconds = loaded.conversion_seconds
         else:
-            loaded = load_file(job.path, ocr=self.ocr)
+            loaded = load_file(job.path, ocr=self.ocr,
+                               on_pages=lambda done: self._stage("converting", done))
             seconds = time.perf_counter() - started
         self.report.timings["conversion wait"] += time.perf_counter() - started
         self.report.timings["ocr"] += loaded.ocr_seconds

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from archivist.documents.pdf import OcrMode, load_pdf
+from archivist.documents.pdf import OcrMode, PageCallback, load_pdf
 from archivist.types import LoadedDocument, LoadError, UnsupportedFile
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
@@ -31,21 +31,24 @@ _ATX_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _DROPPED_HTML_TAGS = ["script", "style", "noscript", "template"]
 
 
-def load_file(path: Path, ocr: OcrMode = "auto") -> LoadedDocument:
+def load_file(
+    path: Path, ocr: OcrMode = "auto", on_pages: PageCallback | None = None
+) -> LoadedDocument:
     """Convert the file at ``path`` to Markdown (with a page map for PDFs).
 
-    ``ocr`` says which PDF pages are read by OCR (see ``load_pdf``).
+    ``ocr`` says which PDF pages are read by OCR (see ``load_pdf``); ``on_pages`` is told
+    how many pages of a PDF are converted so far.
 
     Raises ``UnsupportedFile`` for a suffix not in ``SUPPORTED_SUFFIXES`` and ``LoadError``,
     whose message names the file and the reason in one line, for anything that cannot be read.
     """
     started = time.perf_counter()
-    loaded = _load(Path(path), ocr)
+    loaded = _load(Path(path), ocr, on_pages)
     loaded.conversion_seconds = time.perf_counter() - started
     return loaded
 
 
-def _load(path: Path, ocr: OcrMode) -> LoadedDocument:
+def _load(path: Path, ocr: OcrMode, on_pages: PageCallback | None = None) -> LoadedDocument:
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         kind = f"'{path.suffix}'" if path.suffix else "(no file extension)"
@@ -56,7 +59,7 @@ def _load(path: Path, ocr: OcrMode) -> LoadedDocument:
     if suffix == ".pdf":
         if b"%PDF-" not in data[:1024]:
             raise LoadError(f"{path}: not a PDF (it looks like {_looks_like(data)})")
-        return load_pdf(path, data, ocr)
+        return load_pdf(path, data, ocr, on_pages)
     if suffix == ".docx":
         return _load_docx(path, data)
     text = _decode_utf8(path, data)

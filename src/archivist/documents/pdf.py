@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,17 +20,21 @@ from archivist.documents.pdf_markup import clean_page, drop_running_lines, page_
 from archivist.types import LoadedDocument, LoadError, PageSpan
 
 OcrMode = Literal["auto", "off", "force"]
+PageCallback = Callable[[int], None]  # told how many pages are converted so far
 PAGE_SEPARATOR = "\n\n"
+PAGE_STEP = 8  # pages converted between two progress reports
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 
-def load_pdf(path: Path, data: bytes, ocr: OcrMode = "auto") -> LoadedDocument:
+def load_pdf(
+    path: Path, data: bytes, ocr: OcrMode = "auto", on_pages: PageCallback | None = None
+) -> LoadedDocument:
     """Convert the PDF bytes ``data`` (read from ``path``) to Markdown with one span per page.
 
     Pages are joined with ``PAGE_SEPARATOR``; each ``PageSpan`` covers exactly one page's
     text (the separators belong to no page), pages without text get no span. With ``ocr``
     ``"auto"`` a page without extractable text but with an image is read by OCR; ``"force"``
-    reads every page by OCR, ``"off"`` none.
+    reads every page by OCR, ``"off"`` none. ``on_pages`` is told the pages converted so far.
     Raises ``LoadError`` for a corrupt, encrypted or text-less PDF.
     """
     try:
@@ -56,9 +61,12 @@ def load_pdf(path: Path, data: bytes, ocr: OcrMode = "auto") -> LoadedDocument:
             hint = "set ocr = auto to read scanned pages" if scanned else "nothing to read"
             raise LoadError(f"{path}: no extractable text ({hint})")
         text_pages = [i for i in range(page_count) if with_text[i] and i not in set(to_ocr)]
-        chunks = _to_page_chunks(path, doc, text_pages) if text_pages else []
+        report = on_pages or _no_report
+        chunks = _to_page_chunks(path, doc, text_pages, report) if text_pages else []
         started = time.perf_counter()
-        chunks += [{"metadata": {"page": i + 1}, "text": _ocr(path, doc, i)} for i in to_ocr]
+        for i in to_ocr:
+            chunks.append({"metadata": {"page": i + 1}, "text": _ocr(path, doc, i)})
+            report(len(chunks))
         ocr_seconds = time.perf_counter() - started
         chunks.sort(key=lambda chunk: int(chunk["metadata"]["page"]))
         outline = [(int(e[0]), str(e[1]), int(e[2])) for e in doc.get_toc(simple=True)]
@@ -119,15 +127,32 @@ def _page_number(chunk: dict[str, Any], index: int) -> int:
     return int((chunk.get("metadata") or {}).get("page") or index + 1)
 
 
-def _to_page_chunks(path: Path, doc: Any, pages: list[int]) -> list[dict[str, Any]]:
+def _no_report(_pages: int) -> None:
+    """No progress display."""
+
+
+def _to_page_chunks(
+    path: Path, doc: Any, pages: list[int], report: PageCallback
+) -> list[dict[str, Any]]:
+    """Each page as Markdown, ``PAGE_STEP`` pages at a time (reported after each step).
+
+    The header sizes are learnt once from the whole document (what one call over every
+    page would do), so converting in steps gives the same Markdown.
+    """
     import pymupdf4llm  # imported lazily: it pulls in the layout package at import time
 
     pymupdf4llm.use_layout(False)
+    chunks: list[dict[str, Any]] = []
     try:
-        chunks = pymupdf4llm.to_markdown(doc, pages=pages, page_chunks=True, show_progress=False)
+        headers = pymupdf4llm.IdentifyHeaders(doc)
+        for start in range(0, len(pages), PAGE_STEP):
+            chunks += pymupdf4llm.to_markdown(doc, pages=pages[start:start + PAGE_STEP],
+                                              hdr_info=headers, page_chunks=True,
+                                              show_progress=False)
+            report(len(chunks))
     except Exception as exc:
         raise LoadError(f"{path}: could not convert PDF to Markdown ({_short(exc)})") from None
-    return list(chunks)
+    return chunks
 
 
 def _join_pages(numbers: list[int], texts: list[str]) -> tuple[str, list[PageSpan]]:

@@ -1,19 +1,18 @@
 """The web UI (Gradio), mounted in the API server at ``/ui``.
 
-A chat whose answer streams in, with the agent's steps in a collapsible block and the
-sources (document and pages) under the answer; a clarification question is an ordinary
-assistant turn, answered by the next message. A documents panel uploads (with progress),
-lists and deletes documents. Each browser session has its own conversation (``gr.State``);
-"New conversation" starts another. With API keys configured, the UI asks for one at login
-(as the password) and then acts with that key's role: a read-only key cannot upload or
-delete, a normal key deletes only its own documents (see ``docs/security.md``).
+A sidebar lists the person's conversations (newest first, titled from their first question;
+rename, delete) and a collection picker; a reload brings the open conversation back with its
+sources. Answers stream in with their steps; ``[n]`` markers and Sources lines open the
+passage beside the chat (for a PDF, the page with the passage highlighted). Answers can be
+rated with a comment, conversations exported as Markdown or JSON. A documents panel uploads
+(one progress display per upload: stage, pages, chunks), lists and deletes documents. With
+API keys the UI asks for one at login and acts with its role (see ``docs/security.md``).
 """
 
 from __future__ import annotations
 
 import logging
 import shutil
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,232 +21,330 @@ from typing import Any
 import gradio as gr
 from fastapi import FastAPI
 
-from archivist.app.api.auth import UI_OWNER, KeyChecker, ThreadRegistry
+from archivist.app.api.auth import UI_OWNER, Caller, KeyChecker
 from archivist.app.api.errors import ApiError
+from archivist.app.api.turns import ChatRunner
 from archivist.app.jobs import IngestJobs, Job
 from archivist.app.limits import MESSAGE_MAX_CHARS
 from archivist.app.ui.logins import UiLogins, refusal
+from archivist.app.ui.render import (
+    CSS,
+    NO_SOURCE,
+    SOURCE_JS,
+    ChatTurn,
+    Message,
+    parse_source_ref,
+    thread_note,
+    turn_messages,
+)
+from archivist.app.ui.session import (
+    UiConversations,
+    browser_owner,
+    new_browser_id,
+    png_image,
+)
 from archivist.app.upload_names import safe_name
 from archivist.application import Application
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.events import Event
-from archivist.types import ArchivistError, format_pages
+from archivist.types import ArchivistError
 
 log = logging.getLogger(__name__)
 
-CSS = """
-#thread-id { opacity: 0.6; font-size: 0.8em; }
-footer { display: none !important; }
-"""
 
-Message = dict[str, Any]
-
-
-class ChatTurn:
-    """The chat messages of one turn, rebuilt from the agent's events as they arrive."""
-
-    def __init__(self, history: list[Message], question: str) -> None:
-        self.history = [*history, {"role": "user", "content": question}]
-        self.steps: list[str] = []
-        self.answer = ""
-        self.sources = ""
-        self.notices: list[str] = []
-        self.stats = ""
-        self.clarification: str | None = None
-        self.started = time.perf_counter()
-        self.finished = False
-
-    def apply(self, event: Event) -> None:
-        """Fold one event into the turn."""
-        data = event.data
-        if event.type == "step":
-            self.steps.append(f"**{data.get('kind')}**: {data.get('detail', '')}")
-        elif event.type == "token":
-            self.answer += str(data["text"])
-        elif event.type == "clarification":
-            self.clarification = str(data["question"])
-        elif event.type == "sources":
-            self.sources = sources_markdown(data.get("sources") or [], data.get("confidence"))
-        elif event.type == "stats":
-            self.stats = stats_line(data)
-        elif event.type == "error":
-            self.notices.append(f"**Warning:** {data['message']}")
-        elif event.type == "done":
-            self.finished = True
-            if not self.answer and not self.clarification and data.get("answer"):
-                self.answer = str(data["answer"])
-
-    def messages(self) -> list[Message]:
-        """The chat as it should look now."""
-        out = list(self.history)
-        if self.steps or not self.finished:
-            status = "done" if self.finished else "pending"
-            metadata: dict[str, Any] = {"title": f"Steps ({len(self.steps)})", "status": status}
-            if self.finished:
-                metadata["duration"] = round(time.perf_counter() - self.started, 2)
-            if self.stats:
-                metadata["log"] = self.stats
-            content = "\n".join(f"- {s}" for s in self.steps) or "thinking…"
-            out.append({"role": "assistant", "content": content, "metadata": metadata})
-        for notice in self.notices:
-            out.append({"role": "assistant", "content": notice})
-        if self.clarification:
-            out.append({"role": "assistant", "content": self.clarification})
-        elif self.answer:
-            text = self.answer + (f"\n\n{self.sources}" if self.sources else "")
-            out.append({"role": "assistant", "content": text})
-        return out
-
-
-def sources_markdown(sources: list[dict[str, Any]], confidence: str | None) -> str:
-    """The Sources block under an answer: one line per document with its pages."""
-    if not sources:
-        return ""
-    lines = []
-    for source in sources:
-        name = source.get("document_name") or source.get("url") or "source"
-        pages = source.get("pages") or format_pages(source.get("page_start"),
-                                                   source.get("page_end"))
-        lines.append(f"- {name}" + (f", {pages}" if pages else ""))
-    heading = "**Sources**" + (f" _(confidence: {confidence})_" if confidence else "")
-    return heading + "\n" + "\n".join(lines)
-
-
-def stats_line(stats: dict[str, Any]) -> str:
-    """Per-answer figures in one short line."""
-    parts = [f"{stats.get('llm_calls', 0)} LLM calls", f"{stats.get('tool_calls', 0)} tool calls"]
-    if stats.get("wall_seconds") is not None:
-        parts.append(f"{stats['wall_seconds']:.2f} s")
-    return " · ".join(parts)
-
-
-def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistry,
+def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
              logins: UiLogins | None = None) -> gr.Blocks:
-    """The Gradio app."""
+    """The Gradio app (``logins``: the key login; none means an open server)."""
     settings = application.settings
+    store = application.store
     sessions = logins or UiLogins(KeyChecker([]))
+    convs = UiConversations(store, chat.registry, chat.turns)
 
-    def new_thread() -> str:
-        thread_id = application.agent.new_thread_id()
-        registry.create(thread_id, f"{UI_OWNER}:{uuid.uuid4().hex[:12]}", settings.collection)
-        return thread_id
+    def caller(request: gr.Request) -> Caller:
+        """The key behind this session, with its role (a notice when it is unknown)."""
+        try:
+            return sessions.caller(request)
+        except ApiError as exc:
+            raise gr.Error(exc.message) from None
+
+    def owner(request: gr.Request, browser: dict[str, Any] | None) -> str:
+        """Whose conversations: the key's owner, or this browser's on an open server."""
+        found = caller(request)
+        if sessions.checker.enabled:
+            return found.owner
+        return browser_owner(str((browser or {}).get("id") or "unknown"))
+
+    def usable(request: gr.Request, name: str) -> str:
+        """``name`` if this session's key may use it (else a notice)."""
+        if refused := refusal(lambda: caller(request).check_collection(name)):
+            raise gr.Error(refused)
+        return name
+
+    def collections(current: str | None = None, request: gr.Request | None = None) -> Any:
+        names = sorted({*store.collections(), settings.collection, current or ""} - {""})
+        if request is not None:
+            found = caller(request)
+            names = [n for n in names if found.may_use(n)]
+        return gr.update(choices=names, value=current or settings.collection)
+
+    def conversation_list(who: str, thread_id: str | None) -> Any:
+        return gr.update(choices=convs.choices(who), value=thread_id)
+
+    def start(browser: dict[str, Any] | None, request: gr.Request) -> tuple[Any, ...]:
+        state = dict(browser or {})
+        state.setdefault("id", new_browser_id())
+        state["id"] = state["id"] or new_browser_id()
+        who = owner(request, state)
+        thread_id = state.get("thread")
+        collection = convs.collection(thread_id, who)
+        if collection is None:
+            thread_id = None
+            state["thread"] = None
+        messages = turn_messages(chat.turns.turns(thread_id)) if thread_id else []
+        name = collection or settings.collection
+        note = gr.update(value=thread_note(thread_id), elem_classes=["loaded"])
+        return (state, thread_id, messages, note,
+                conversation_list(who, thread_id), collections(name, request),
+                *documents(name, request))
+
+    def switch(thread_id: str | None, browser: dict[str, Any] | None, request: gr.Request
+               ) -> tuple[Any, ...]:
+        who = owner(request, browser)
+        collection = convs.collection(thread_id, who)
+        if collection is None:
+            thread_id = None
+        state = {**(browser or {}), "thread": thread_id}
+        messages = turn_messages(chat.turns.turns(thread_id)) if thread_id else []
+        name = collection or settings.collection
+        return (state, thread_id, messages, thread_note(thread_id),
+                collections(name, request), *documents(name, request), *no_source())
 
     def respond(
         question: str, history: list[Message] | None, thread_id: str | None,
-        request: gr.Request,
-    ) -> Iterator[tuple[list[Message], str, str | None, str]]:
+        browser: dict[str, Any] | None, collection: str | None, request: gr.Request,
+    ) -> Iterator[tuple[Any, ...]]:
         history = list(history or [])
         question = (question or "").strip()
+        who = owner(request, browser)
+        state = dict(browser or {})
         if not question:
-            yield history, "", thread_id, thread_note(thread_id)
+            yield history, "", thread_id, thread_note(thread_id), gr.update(), state
             return
-        refused = refusal(lambda: sessions.caller(request).check_collection(settings.collection))
+        name = convs.collection(thread_id, who) or collection or settings.collection
+        refused = refusal(lambda: caller(request).check_collection(name))
         if refused is None and len(question) > MESSAGE_MAX_CHARS:
             refused = f"a question may hold at most {MESSAGE_MAX_CHARS} characters"
         if refused is not None:
-            turn = ChatTurn(history, question[:200])
+            turn = ChatTurn(history, question[:200], 0)
             turn.apply(Event("error", {"message": refused}))
             turn.finished = True
-            yield turn.messages(), "", thread_id, thread_note(thread_id)
+            yield turn.messages(), "", thread_id, thread_note(thread_id), gr.update(), state
             return
-        thread_id = thread_id or new_thread()
-        turn = ChatTurn(history, question)
-        yield turn.messages(), "", thread_id, thread_note(thread_id)
+        if convs.collection(thread_id, who) is None:
+            thread_id = chat.create(who, name)
+        state["thread"] = thread_id
+        assert thread_id is not None
+        turn = ChatTurn(history, question, len(chat.turns.turns(thread_id)) + 1)
+        yield turn.messages(), "", thread_id, thread_note(thread_id), gr.update(), state
         try:
-            for event in application.agent.stream(question, thread_id, settings.collection):
-                turn.apply(event)
-                if event.type in ("token", "step", "clarification", "sources", "done", "error"):
-                    yield turn.messages(), "", thread_id, thread_note(thread_id)
-        except ArchivistError as exc:
+            events = chat.events(question, thread_id, name)
+            listed = False
+            try:
+                for event in events:
+                    turn.apply(event)
+                    if event.type not in ("token", "step", "clarification", "sources", "done",
+                                          "error"):
+                        continue
+                    update = gr.update()
+                    if not listed:
+                        update, listed = conversation_list(who, thread_id), True
+                    yield (turn.messages(), "", thread_id, thread_note(thread_id), update,
+                           state)
+            finally:
+                events.close()
+        except (ArchivistError, ApiError) as exc:
             turn.apply(Event("error", {"message": str(exc)}))
             turn.finished = True
         except Exception as exc:  # shown as a notice; the traceback goes to the log
             log.exception("UI turn failed")
             turn.apply(Event("error", {"message": f"the answer failed: {type(exc).__name__}"}))
             turn.finished = True
-        yield turn.messages(), "", thread_id, thread_note(thread_id)
+        yield (turn.messages(), "", thread_id, thread_note(thread_id),
+               conversation_list(who, thread_id), state)
 
-    def reset() -> tuple[list[Message], str, None, str]:
-        return [], "", None, thread_note(None)
+    def reset(browser: dict[str, Any] | None, request: gr.Request) -> tuple[Any, ...]:
+        who = owner(request, browser)
+        return ([], "", None, thread_note(None), conversation_list(who, None),
+                {**(browser or {}), "thread": None}, *no_source())
 
-    def documents(request: gr.Request) -> tuple[list[list[Any]], Any]:
-        if refusal(lambda: sessions.caller(request).check_collection(settings.collection)):
+    def pick_collection(name: str | None, thread_id: str | None, browser: dict[str, Any] | None,
+                        request: gr.Request) -> tuple[Any, ...]:
+        who = owner(request, browser)
+        name = usable(request, name or settings.collection)
+        if thread_id and convs.collection(thread_id, who) == name:
+            return (gr.update(), gr.update(), thread_id, thread_note(thread_id), gr.update(),
+                    browser, *documents(name, request))
+        return ([], "", None, thread_note(None), conversation_list(who, None),
+                {**(browser or {}), "thread": None}, *documents(name, request))
+
+    def rename(title: str, thread_id: str | None, browser: dict[str, Any] | None,
+               request: gr.Request) -> tuple[Any, str]:
+        who = owner(request, browser)
+        title = " ".join((title or "").split())
+        if not thread_id or not title or not chat.registry.rename(thread_id, who, title):
+            return gr.update(), "Type a title for the open conversation first."
+        return conversation_list(who, thread_id), f"Renamed to “{title}”."
+
+    def delete_conversation(thread_id: str | None, browser: dict[str, Any] | None,
+                            request: gr.Request) -> tuple[Any, ...]:
+        who = owner(request, browser)
+        note = "Deleted." if thread_id and convs.forget(thread_id, who) else "Nothing to delete."
+        return (*reset(browser, request), note)
+
+    def no_source() -> tuple[Any, ...]:
+        return (NO_SOURCE, gr.update(value=None, visible=False), gr.update(visible=False),
+                "")
+
+    def open_source(ref: str, thread_id: str | None, browser: dict[str, Any] | None,
+                    request: gr.Request) -> tuple[Any, ...]:
+        parsed = parse_source_ref(ref or "")
+        if parsed is None or not thread_id:
+            return gr.update(), gr.update(), gr.update(), gr.update()
+        opened = convs.open_source(thread_id, *parsed, owner(request, browser))
+        image = gr.update(value=None, visible=False)
+        if opened.page_png is not None:
+            image = gr.update(value=png_image(opened.page_png), visible=True,
+                              label=f"page {opened.page}")
+        # the page says where the passage is; without one, the section is shown open
+        section = gr.update(visible=bool(opened.section), open=opened.page_png is None)
+        return opened.markdown, image, section, opened.section
+
+    def rate(rating: str, comment: str, thread_id: str | None, browser: dict[str, Any] | None,
+             request: gr.Request) -> tuple[str, str]:
+        said = convs.rate(thread_id, owner(request, browser), rating, comment or "")
+        return (said, "") if said else ("There is no answer to rate yet.", comment)
+
+    def export(fmt: str, thread_id: str | None, browser: dict[str, Any] | None,
+               request: gr.Request) -> Any:
+        path = convs.export(thread_id, owner(request, browser), fmt) if thread_id else None
+        if path is None:
+            gr.Warning("Ask something first: there is nothing to export.")
+            return gr.update(value=None, visible=False)
+        return gr.update(value=str(path), visible=True)
+
+    def documents(collection: str | None = None, request: gr.Request | None = None
+                  ) -> tuple[list[list[Any]], Any]:
+        name = collection or settings.collection
+        if request is not None and refusal(lambda: caller(request).check_collection(name)):
             return [], gr.update(choices=[], value=None)
-        docs = application.store.documents()
+        docs = store.documents(name)
         rows = [[d.name, d.page_count or "-", d.child_count, d.added_at, d.document_id[:12]]
                 for d in docs]
         choices = [(f"{d.name} ({d.document_id[:8]})", d.document_id) for d in docs]
         return rows, gr.update(choices=choices, value=None)
 
-    def upload(files: list[str] | None, request: gr.Request,
+    def upload(files: list[str] | None, collection: str | None, request: gr.Request,
                progress: gr.Progress = gr.Progress()  # noqa: B008
                ) -> tuple[str, list[list[Any]], Any, None]:
-        rows, choices = documents(request)
+        name = collection or settings.collection
+        who = caller(request)
+        if refused := refusal(lambda: who.check_write(name)):
+            return (f"**Could not upload:** {refused}", *documents(name, request), None)
         if not files:
-            return "Choose one or more files first.", rows, choices, None
-        caller = sessions.caller(request)
-        if refused := refusal(lambda: caller.check_write(settings.collection)):
-            return f"**Could not upload:** {refused}", rows, choices, None
-        job = Job(uuid.uuid4().hex[:16], UI_OWNER, settings.collection, staged=[],
-                  document_owner=caller.document_owner)
+            return ("Choose one or more files first.", *documents(name, request), None)
+        job = Job(uuid.uuid4().hex[:16], UI_OWNER, name, staged=[],
+                  document_owner=who.document_owner)
         staging = jobs.staging_dir()
         lines = []
         for file in files:
-            name = safe_name(Path(file).name)
-            if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
-                lines.append(f"- {name}: skipped (unsupported file type)")
+            filename = safe_name(Path(file).name)
+            if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:
+                lines.append(f"- {filename}: skipped (unsupported file type)")
                 continue
-            target = staging / name
+            target = staging / filename
             shutil.copyfile(file, target)
             job.staged.append(target)
         if job.staged:
             jobs.submit(job)
-            total = len(job.staged)
-            while not job.done.wait(0.1):
-                progress((job.files_done, total), desc=f"ingesting {job.current or '…'}",
-                         unit="files")
+            while not job.done.wait(0.2):
+                progress(job.fraction(), desc=job.describe())
         else:
             shutil.rmtree(staging, ignore_errors=True)
         for result in job.results:
-            detail = f" ({result.reason})" if result.reason else f" ({result.chunks} chunks)"
+            detail = (f" ({result.reason})" if result.reason
+                      else f" ({result.pages} pages, {result.chunks} chunks)")
             lines.append(f"- {result.file}: {result.outcome}{detail}")
         if job.error:
             lines.append(f"- ingest failed: {job.error}")
-        rows, choices = documents(request)
-        return "\n".join(lines), rows, choices, None
+        return ("\n".join(lines), *documents(name, request), None)
 
-    def delete(document_id: str | None, request: gr.Request
-               ) -> tuple[str, list[list[Any]], Any]:
+    def delete_document(document_id: str | None, collection: str | None, request: gr.Request
+                        ) -> tuple[str, list[list[Any]], Any]:
+        name = collection or settings.collection
         if not document_id:
-            rows, choices = documents(request)
-            return "Choose a document to delete.", rows, choices
+            return ("Choose a document to delete.", *documents(name, request))
         try:
-            caller = sessions.caller(request)
-            caller.check_write(settings.collection)
-            record = application.store.resolve(document_id)
-            if not caller.may_change(record.owner):
+            who = caller(request)
+            who.check_write(name)
+            record = store.resolve(document_id, name)
+            if not who.may_change(record.owner):
                 raise ApiError(403, "forbidden", f"{record.name} belongs to another key")
-            record = application.store.remove(record.document_id)
+            record = store.remove(record.document_id, name)
             jobs.forget_upload(record)
             message = f"Deleted {record.name}."
         except (ArchivistError, ApiError) as exc:
             message = f"**Could not delete:** {exc}"
-        rows, choices = documents(request)
-        return message, rows, choices
+        return (message, *documents(name, request))
 
     with gr.Blocks(title="Archivist") as demo:
+        browser = gr.BrowserState({"id": None, "thread": None}, storage_key="archivist-ui")
         thread = gr.State(None)
+        with gr.Sidebar(elem_id="sidebar"):
+            new = gr.Button("New conversation", elem_id="new-conversation", size="sm")
+            collection = gr.Dropdown(label="Collection", choices=[settings.collection],
+                                     value=settings.collection, allow_custom_value=True,
+                                     elem_id="collection")
+            conversations = gr.Radio(label="Conversations", choices=[], elem_id="conversations")
+            with gr.Accordion("Rename or delete", open=False, elem_id="manage"):
+                title = gr.Textbox(label="New title", elem_id="rename-title")
+                with gr.Row():
+                    rename_button = gr.Button("Rename", size="sm", elem_id="rename")
+                    delete_chat = gr.Button("Delete", size="sm", variant="stop",
+                                            elem_id="delete-conversation")
+                manage_status = gr.Markdown(elem_id="manage-status")
         gr.Markdown("## Archivist\nAsk questions about your documents; answers cite their pages.")
-        with gr.Tab("Chat", id="chat"):
-            chatbot = gr.Chatbot(label="Conversation", height=520, elem_id="chatbot",
-                                 feedback_options=None, buttons=["copy"])
-            with gr.Row():
-                box = gr.Textbox(placeholder="Ask about your documents…", show_label=False,
-                                 scale=8, elem_id="question", autofocus=True)
-                send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
-            with gr.Row():
-                new = gr.Button("New conversation", elem_id="new-conversation", size="sm")
+        with gr.Tab("Chat", id="chat"), gr.Row():
+            with gr.Column(scale=3):
+                chatbot = gr.Chatbot(label="Conversation", height=520, elem_id="chatbot",
+                                     feedback_options=None, buttons=["copy"])
+                with gr.Row():
+                    box = gr.Textbox(placeholder="Ask about your documents…",
+                                     show_label=False, scale=8, elem_id="question",
+                                     autofocus=True)
+                    send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
                 note = gr.Markdown(thread_note(None), elem_id="thread-id")
+                with gr.Row():
+                    up = gr.Button("Helpful", size="sm", scale=0, min_width=90,
+                                       elem_id="thumbs-up")
+                    down = gr.Button("Not helpful", size="sm", scale=0, min_width=110,
+                                         elem_id="thumbs-down")
+                    comment = gr.Textbox(placeholder="What was good or wrong? (optional)",
+                                         show_label=False, scale=6,
+                                         elem_id="feedback-comment")
+                feedback_status = gr.Markdown(elem_id="feedback-status")
+                with gr.Row():
+                    export_md = gr.Button("Export Markdown", size="sm", elem_id="export-md")
+                    export_json = gr.Button("Export JSON", size="sm", elem_id="export-json")
+                export_file = gr.File(label="Export", visible=False, elem_id="export-file")
+            with gr.Column(scale=2, elem_id="source-view"):
+                source_ref = gr.Textbox(elem_id="source-ref", show_label=False)
+                passage = gr.Markdown(NO_SOURCE, elem_id="source-passage")
+                page_image = gr.Image(label="page", visible=False, interactive=False,
+                                      format="png", elem_id="source-page",
+                                      buttons=["fullscreen"])
+                with gr.Accordion("The whole section", open=False, visible=False,
+                                  elem_id="source-section") as section_box:
+                    section_text = gr.Markdown(elem_id="source-section-text")
         with gr.Tab("Documents", id="documents"):
             files = gr.File(label="Upload documents", file_count="multiple",
                             file_types=sorted(SUPPORTED_SUFFIXES), elem_id="upload-files")
@@ -261,19 +358,32 @@ def build_ui(application: Application, jobs: IngestJobs, registry: ThreadRegistr
                 delete_button = gr.Button("Delete", variant="stop", elem_id="delete", scale=1)
             delete_status = gr.Markdown(elem_id="delete-status")
 
-        outputs = [chatbot, box, thread, note]
-        box.submit(respond, [box, chatbot, thread], outputs)
-        send.click(respond, [box, chatbot, thread], outputs)
-        new.click(reset, None, outputs)
-        upload_button.click(upload, [files], [status, table, choice, files])
-        delete_button.click(delete, [choice], [delete_status, table, choice])
-        demo.load(documents, None, [table, choice])
+        chat_out = [chatbot, box, thread, note, conversations, browser]
+        source_out = [passage, page_image, section_box, section_text]
+        reset_out = [*chat_out, *source_out]
+        box.submit(respond, [box, chatbot, thread, browser, collection], chat_out)
+        send.click(respond, [box, chatbot, thread, browser, collection], chat_out)
+        new.click(reset, [browser], reset_out)
+        conversations.input(switch, [conversations, browser], [
+            browser, thread, chatbot, note, collection, table, choice, *source_out])
+        collection.input(pick_collection, [collection, thread, browser],
+                         [*chat_out, table, choice])
+        rename_button.click(rename, [title, thread, browser], [conversations, manage_status])
+        delete_chat.click(delete_conversation, [thread, browser], [*reset_out, manage_status])
+        source_ref.change(open_source, [source_ref, thread, browser], source_out,
+                         show_progress="hidden")
+        up.click(rate, [gr.State("up"), comment, thread, browser], [feedback_status, comment])
+        down.click(rate, [gr.State("down"), comment, thread, browser],
+                   [feedback_status, comment])
+        export_md.click(export, [gr.State("md"), thread, browser], [export_file])
+        export_json.click(export, [gr.State("json"), thread, browser], [export_file])
+        upload_button.click(upload, [files, collection], [status, table, choice, files],
+                            show_progress_on=[status])
+        delete_button.click(delete_document, [choice, collection],
+                            [delete_status, table, choice])
+        demo.load(start, [browser], [browser, thread, chatbot, note, conversations,
+                                     collection, table, choice])
     return demo
-
-
-def thread_note(thread_id: str | None) -> str:
-    """The small line naming the current conversation."""
-    return f"conversation `{thread_id[:8]}`" if thread_id else "new conversation"
 
 
 def mount_ui(app: FastAPI, application: Application, path: str) -> None:
@@ -281,11 +391,10 @@ def mount_ui(app: FastAPI, application: Application, path: str) -> None:
     settings = application.settings
     checker: KeyChecker = app.state.keys
     logins = UiLogins(checker)
-    demo = build_ui(application, app.state.jobs, app.state.chat.registry, logins)
-    auth = logins.login if checker.enabled else None
+    demo = build_ui(application, app.state.jobs, app.state.chat, logins)
     gr.mount_gradio_app(
-        app, demo, path=path, auth=auth,
-        auth_message="Log in with any user name and one of the server's API keys.",
+        app, demo, path=path, auth=logins.login if checker.enabled else None,
+        auth_message="Log in with a user name of your choice and one of the server's API keys.",
         max_file_size=f"{settings.max_upload_mb}mb", footer_links=[], css=CSS,
-        run_history=False,
+        head=SOURCE_JS, run_history=False,
     )
