@@ -346,3 +346,25 @@ def test_iter_files_missing_path(tmp_path: Path) -> None:
     with pytest.raises(LoadError, match="no such file or directory") as caught:
         list(iter_files([missing]))
     assert str(missing) in str(caught.value)
+
+
+def test_pdf_conversion_reports_pages_and_converts_as_one_call_would() -> None:
+    """Pages are converted a few at a time (for progress) with the whole document's headers."""
+    import pymupdf4llm
+
+    from archivist.documents.pdf import PAGE_STEP
+
+    path = _real_pdf("R-data.pdf")
+    seen: list[int] = []
+    loaded = load_file(path, on_pages=seen.append)
+    with pymupdf.open(path) as pdf:
+        assert seen == sorted(seen) and seen[-1] == pdf.page_count, seen
+        assert len(seen) == -(-pdf.page_count // PAGE_STEP), seen
+        pymupdf4llm.use_layout(False)
+        whole = pymupdf4llm.to_markdown(pdf, page_chunks=True, show_progress=False)
+    from archivist.documents.pdf import _to_page_chunks
+
+    with pymupdf.open(path) as pdf:
+        stepwise = _to_page_chunks(path, pdf, list(range(pdf.page_count)), lambda _n: None)
+    assert [c["text"] for c in stepwise] == [c["text"] for c in whole]
+    assert loaded.page_count == len(whole)
