@@ -2,8 +2,8 @@
 
 Starts a real server (one key, scripted model) over one small PDF, runs a 50-turn
 conversation through the API with that key, then logs in to the UI with the same key and
-measures: the first contentful paint and the time until the page has loaded its
-conversations; opening the 50-turn conversation from the sidebar; and one more question
+measures: the first contentful paint of the first visit (the login page, nothing cached)
+and of the UI once logged in, and the time until the page has loaded its conversations; opening the 50-turn conversation from the sidebar; and one more question
 in it (time until its answer shows). Targets: first paint under 2 s; the 50-turn
 conversation opens and answers without stalling.
 
@@ -33,6 +33,7 @@ from archivist.application import Application  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
 
 KEY = "bench-key"
+PAINT = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime"
 CHROMIUM = "/usr/bin/chromium"
 PAGES = [
     "Zephyr Pump Manual\n\nThe Zephyr pump is a compact water pump for greenhouses.",
@@ -88,7 +89,8 @@ def main() -> int:
         args.out.write_text(json.dumps(figures, indent=2))
     server.should_exit = True
     library.close()
-    return 0 if figures["first_contentful_paint_s"] < 2.0 else 1
+    slowest = max(figures["first_contentful_paint_cold_s"], figures["first_contentful_paint_s"])
+    return 0 if slowest < 2.0 else 1
 
 
 def measure(url: str, turns: int) -> dict[str, float]:
@@ -102,6 +104,8 @@ def measure(url: str, turns: int) -> dict[str, float]:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(120_000)
         page.goto(f"{url}/ui/")
+        page.locator("input[type=password]").wait_for()
+        cold = page.evaluate(PAINT)
         page.locator("input[type=password]").fill(KEY)
         page.locator("input[type=text]").first.fill("bench")
         page.keyboard.press("Enter")
@@ -109,8 +113,7 @@ def measure(url: str, turns: int) -> dict[str, float]:
         started = time.perf_counter()
         page.goto(f"{url}/ui/")
         page.get_by_role("tab", name="Chat").wait_for()
-        paint = page.evaluate(
-            "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
+        paint = page.evaluate(PAINT)
         page.locator("#thread-id.loaded").wait_for(state="attached")
         loaded_s = time.perf_counter() - started
 
@@ -132,6 +135,7 @@ def measure(url: str, turns: int) -> dict[str, float]:
         answer_s = time.perf_counter() - started
         browser.close()
     return {
+        "first_contentful_paint_cold_s": round((cold or 0) / 1000, 3),
         "first_contentful_paint_s": round((paint or 0) / 1000, 3),
         "page_loaded_with_conversations_s": round(loaded_s, 3),
         f"open_{turns}_turn_conversation_s": round(open_s, 3),
