@@ -196,6 +196,10 @@ def walk(page: Any, url: str, library: Application, long_pdf: Path) -> None:
     page.locator("#conversations").filter(has_text="When are Honeycrisp apples harvested"
                                           ).wait_for()
     assert len(conversation_titles(page)) == 2
+    # the other conversation's source, rating and export are gone from the page
+    assert "zephyr" not in page.locator("#source-passage").inner_text()
+    assert page.locator("#feedback-status").inner_text().strip() == ""
+    assert not page.locator("#export-file").is_visible()
     shot(page, "conv-06-other-collection")
 
     # 7. back to the first conversation: its history and collection return

@@ -117,7 +117,7 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         messages = turn_messages(chat.turns.turns(thread_id)) if thread_id else []
         name = collection or settings.collection
         return (state, thread_id, messages, thread_note(thread_id),
-                collections(name, request), *documents(name, request), *no_source())
+                collections(name, request), *documents(name, request))
 
     def respond(
         question: str, history: list[Message] | None, thread_id: str | None,
@@ -175,7 +175,7 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
     def reset(browser: dict[str, Any] | None, request: gr.Request) -> tuple[Any, ...]:
         who = owner(request, browser)
         return ([], "", None, thread_note(None), conversation_list(who, None),
-                {**(browser or {}), "thread": None}, *no_source())
+                {**(browser or {}), "thread": None})
 
     def pick_collection(name: str | None, thread_id: str | None, browser: dict[str, Any] | None,
                         request: gr.Request) -> tuple[Any, ...]:
@@ -201,9 +201,10 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         note = "Deleted." if thread_id and convs.forget(thread_id, who) else "Nothing to delete."
         return (*reset(browser, request), note)
 
-    def no_source() -> tuple[Any, ...]:
+    def cleared() -> tuple[Any, ...]:
+        """The side panel, feedback line and export of another conversation, emptied."""
         return (NO_SOURCE, gr.update(value=None, visible=False), gr.update(visible=False),
-                "")
+                "", "", gr.update(value=None, visible=False))
 
     def open_source(ref: str, thread_id: str | None, browser: dict[str, Any] | None,
                     request: gr.Request) -> tuple[Any, ...]:
@@ -324,10 +325,8 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
                     send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
                 note = gr.Markdown(thread_note(None), elem_id="thread-id")
                 with gr.Row():
-                    up = gr.Button("Helpful", size="sm", scale=0, min_width=90,
-                                       elem_id="thumbs-up")
-                    down = gr.Button("Not helpful", size="sm", scale=0, min_width=110,
-                                         elem_id="thumbs-down")
+                    up = gr.Button("Helpful", size="sm", scale=0, elem_id="thumbs-up")
+                    down = gr.Button("Not helpful", size="sm", scale=0, elem_id="thumbs-down")
                     comment = gr.Textbox(placeholder="What was good or wrong? (optional)",
                                          show_label=False, scale=6,
                                          elem_id="feedback-comment")
@@ -360,16 +359,17 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
 
         chat_out = [chatbot, box, thread, note, conversations, browser]
         source_out = [passage, page_image, section_box, section_text]
-        reset_out = [*chat_out, *source_out]
+        thread.change(cleared, None, [*source_out, feedback_status, export_file],
+                      show_progress="hidden")
         box.submit(respond, [box, chatbot, thread, browser, collection], chat_out)
         send.click(respond, [box, chatbot, thread, browser, collection], chat_out)
-        new.click(reset, [browser], reset_out)
+        new.click(reset, [browser], chat_out)
         conversations.input(switch, [conversations, browser], [
-            browser, thread, chatbot, note, collection, table, choice, *source_out])
+            browser, thread, chatbot, note, collection, table, choice])
         collection.input(pick_collection, [collection, thread, browser],
                          [*chat_out, table, choice])
         rename_button.click(rename, [title, thread, browser], [conversations, manage_status])
-        delete_chat.click(delete_conversation, [thread, browser], [*reset_out, manage_status])
+        delete_chat.click(delete_conversation, [thread, browser], [*chat_out, manage_status])
         source_ref.change(open_source, [source_ref, thread, browser], source_out,
                          show_progress="hidden")
         up.click(rate, [gr.State("up"), comment, thread, browser], [feedback_status, comment])
