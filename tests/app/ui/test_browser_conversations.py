@@ -229,7 +229,8 @@ def upload_long_pdf(page: Any, long_pdf: Path) -> None:
     """Upload the 70-page PDF; record every progress line the page shows meanwhile."""
     page.get_by_role("tab", name="Documents").click()
     page.locator("#upload-files input[type=file]").set_input_files(str(long_pdf))
-    page.locator("#upload-files").filter(has_text=long_pdf.name).wait_for()
+    page.locator("#upload-files").filter(has_text=long_pdf.name).wait_for(
+        timeout=UPLOAD_TIMEOUT_MS)
     page.evaluate("""() => {
         window.__progress = [];
         window.__displays = 0;

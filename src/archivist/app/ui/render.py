@@ -41,6 +41,7 @@ CSS = """
 #thread-id { opacity: 0.6; font-size: 0.8em; }
 #source-ref { display: none !important; }
 #upload-status { min-height: 3em; }
+#thumbs-up, #thumbs-down { min-width: 110px !important; flex-grow: 0 !important; }
 footer { display: none !important; }
 """
 NO_SOURCE = "_Click a source, or a [n] marker in an answer, to see the passage here._"
