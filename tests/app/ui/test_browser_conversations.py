@@ -201,6 +201,11 @@ def walk(page: Any, url: str, library: Application, long_pdf: Path) -> None:
     assert page.locator("#feedback-status").inner_text().strip() == ""
     assert not page.locator("#export-file").is_visible()
     shot(page, "conv-06-other-collection")
+    # a Markdown source opens its passage and section, with no page picture
+    page.locator("#chatbot a").filter(has_text="[1]").last.click()
+    wait_text(page, "#source-passage", "orchard.md")
+    assert "Section:" in page.locator("#source-passage").inner_text()
+    assert not page.locator("#source-page").is_visible()
 
     # 7. back to the first conversation: its history and collection return
     page.locator("#conversations label").filter(has_text="Zephyr warranty").click()
