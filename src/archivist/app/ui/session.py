@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -17,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from archivist.app.api.auth import UI_OWNER, ThreadRegistry
+from archivist.app.jobs import Job
+from archivist.app.upload_names import safe_name
 from archivist.conversations import TurnLog, json_export, markdown_export
+from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.documents.pages import render_page
 from archivist.index.store import DocumentStore
 from archivist.types import ArchivistError, format_pages
@@ -141,6 +145,29 @@ def quoted(text: str) -> str:
     """``text`` as a Markdown quote of plain lines (a heading in it stays a line)."""
     lines = (re.sub(r"^\s{0,3}#{1,6}\s+", "", line).strip() for line in text.splitlines())
     return "\n".join(f"> {line}" if line else ">" for line in lines)
+
+
+def stage_files(files: list[str], staging: Path, staged: list[Path]) -> list[str]:
+    """Copy the supported files into ``staging`` (appended to ``staged``); lines for the rest."""
+    lines = []
+    for file in files:
+        filename = safe_name(Path(file).name)
+        if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:
+            lines.append(f"- {filename}: skipped (unsupported file type)")
+            continue
+        shutil.copyfile(file, staging / filename)
+        staged.append(staging / filename)
+    if not staged:
+        shutil.rmtree(staging, ignore_errors=True)
+    return lines
+
+
+def outcome_lines(job: Job) -> list[str]:
+    """One line per file of a finished upload (pages and chunks, or the reason)."""
+    lines = [f"- {r.file}: {r.outcome}" + (f" ({r.reason})" if r.reason
+                                           else f" ({r.pages} pages, {r.chunks} chunks)")
+             for r in job.results]
+    return lines + ([f"- ingest failed: {job.error}"] if job.error else [])
 
 
 def png_image(png: bytes) -> Any:

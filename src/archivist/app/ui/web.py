@@ -12,10 +12,8 @@ API keys the UI asks for one at login and acts with its role (see ``docs/securit
 from __future__ import annotations
 
 import logging
-import shutil
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -41,9 +39,10 @@ from archivist.app.ui.session import (
     UiConversations,
     browser_owner,
     new_browser_id,
+    outcome_lines,
     png_image,
+    stage_files,
 )
-from archivist.app.upload_names import safe_name
 from archivist.application import Application
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.events import Event
@@ -244,6 +243,10 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         choices = [(f"{d.name} ({d.document_id[:8]})", d.document_id) for d in docs]
         return rows, gr.update(choices=choices, value=None)
 
+    def list_documents(collection: str | None, request: gr.Request
+                       ) -> tuple[list[list[Any]], Any]:
+        return documents(collection, request)
+
     def upload(files: list[str] | None, collection: str | None, request: gr.Request,
                progress: gr.Progress = gr.Progress()  # noqa: B008
                ) -> tuple[str, list[list[Any]], Any, None]:
@@ -255,28 +258,12 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
             return ("Choose one or more files first.", *documents(name, request), None)
         job = Job(uuid.uuid4().hex[:16], UI_OWNER, name, staged=[],
                   document_owner=who.document_owner)
-        staging = jobs.staging_dir()
-        lines = []
-        for file in files:
-            filename = safe_name(Path(file).name)
-            if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:
-                lines.append(f"- {filename}: skipped (unsupported file type)")
-                continue
-            target = staging / filename
-            shutil.copyfile(file, target)
-            job.staged.append(target)
+        lines = stage_files(files, jobs.staging_dir(), job.staged)
         if job.staged:
             jobs.submit(job)
             while not job.done.wait(0.2):
                 progress(job.fraction(), desc=job.describe())
-        else:
-            shutil.rmtree(staging, ignore_errors=True)
-        for result in job.results:
-            detail = (f" ({result.reason})" if result.reason
-                      else f" ({result.pages} pages, {result.chunks} chunks)")
-            lines.append(f"- {result.file}: {result.outcome}{detail}")
-        if job.error:
-            lines.append(f"- ingest failed: {job.error}")
+        lines += outcome_lines(job)
         return ("\n".join(lines), *documents(name, request), None)
 
     def delete_document(document_id: str | None, collection: str | None, request: gr.Request
@@ -355,6 +342,7 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
                 choice = gr.Dropdown(label="Document", choices=[], elem_id="delete-choice",
                                      scale=4)
                 delete_button = gr.Button("Delete", variant="stop", elem_id="delete", scale=1)
+                refresh = gr.Button("Refresh", elem_id="refresh-documents", scale=1)
             delete_status = gr.Markdown(elem_id="delete-status")
 
         chat_out = [chatbot, box, thread, note, conversations, browser]
@@ -378,9 +366,10 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         export_md.click(export, [gr.State("md"), thread, browser], [export_file])
         export_json.click(export, [gr.State("json"), thread, browser], [export_file])
         upload_button.click(upload, [files, collection], [status, table, choice, files],
-                            show_progress_on=[status])
+                            show_progress_on=[status], api_name="upload")
         delete_button.click(delete_document, [choice, collection],
-                            [delete_status, table, choice])
+                            [delete_status, table, choice], api_name="delete")
+        refresh.click(list_documents, [collection], [table, choice], api_name="documents")
         demo.load(start, [browser], [browser, thread, chatbot, note, conversations,
                                      collection, table, choice])
     return demo
