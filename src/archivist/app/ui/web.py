@@ -352,6 +352,7 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         box.submit(respond, [box, chatbot, thread, browser, collection], chat_out)
         send.click(respond, [box, chatbot, thread, browser, collection], chat_out)
         new.click(reset, [browser], chat_out)
+        chatbot.clear(reset, [browser], chat_out)  # the chat's bin starts a new conversation
         conversations.input(switch, [conversations, browser], [
             browser, thread, chatbot, note, collection, table, choice])
         collection.input(pick_collection, [collection, thread, browser],
