@@ -30,7 +30,7 @@ from archivist.conversations import TurnLog, turn_log_path
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]  # a long walk on a busy machine
 QUESTION = "How long does the Zephyr warranty last?"
 TIMEOUT_MS = 90_000  # generous: the machine may be busy with other work
 UPLOAD_TIMEOUT_MS = 600_000
@@ -65,7 +65,7 @@ def served_library(tmp_path_factory: pytest.TempPathFactory,
 def long_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 70-page handbook, each page its own topic (several chunks per page)."""
     pages = [f"Chapter {n}: greenhouse section {n}\n\nSection {n} of the handbook covers bed "
-             f"{n}, its valves and its pumps, numbered {n * 7}." + FILLER * 12
+             f"{n}, its valves and its pumps, numbered {n * 7}." + FILLER * 4
              for n in range(1, LONG_PAGES + 1)]
     return make_pdf(tmp_path_factory.mktemp("long") / "greenhouse-handbook.pdf", pages)
 
