@@ -3,9 +3,10 @@
 Starts a real server (one key, scripted model) over one small PDF, runs a 50-turn
 conversation through the API with that key, then logs in to the UI with the same key and
 measures: the first contentful paint of the first visit (the login page, nothing cached)
-and of the UI once logged in, and the time until the page has loaded its conversations; opening the 50-turn conversation from the sidebar; and one more question
-in it (time until its answer shows). Targets: first paint under 2 s; the 50-turn
-conversation opens and answers without stalling.
+and of the UI once logged in, and the time until the page has loaded its conversations;
+opening the 50-turn conversation from the sidebar; and one more question in it (time
+until its answer shows). Targets: first paint under 2 s; the 50-turn conversation opens
+and answers without stalling.
 
     python bench/ui_bench.py [--turns 50] [--out bench/results/ui.json]
 """
