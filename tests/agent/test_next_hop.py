@@ -36,7 +36,8 @@ def test_the_next_hop_the_grader_proposes_is_searched_in_both_strategies(make_se
 def test_no_next_hop_when_the_grader_proposes_none_or_a_repeat(make_service) -> None:
     # the 1.5B grader restated the question as its "next hop"
     for hop in ("", "how do i install postgresql?",
-                "How do I install PostgreSQL? (from the passage about Debian)"):
+                "How do I install PostgreSQL? (from the passage about Debian)",
+                "Tamsin Orwell university"):  # the grading prompt's example, copied
         llm = ScriptedChatModel(rules=[grader_with_hop(hop)])
         events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
         assert steps(events, "next_hop") == []

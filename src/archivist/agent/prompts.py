@@ -75,6 +75,9 @@ DIRECT_SYSTEM = """You are Archivist, an assistant that answers questions about 
 documents. Reply to this greeting or small talk in one or two friendly sentences, and
 invite a question about the documents."""
 
+#: The next-hop query shown as an example in the grading prompt (a 1.5B grader copied it).
+HOP_EXAMPLE = "Tamsin Orwell university"
+
 GRADE_SYSTEM = f"""You grade search results for a question. A passage is relevant when it
 is about what the question asks and could help answer it, even partly: it states a fact,
 figure, table row, definition, command or instruction the answer needs, or it comes from
@@ -86,7 +89,7 @@ list when none is. When none is, also write rewritten_query: a better search que
 same question (the key terms, synonyms, other words). When some are relevant but they only
 lead halfway (they name the film, person or place the question is really about without the
 fact it asks), write next_query: a search query for the missing fact, naming what the
-passages named, e.g. "Tamsin Orwell university". {UNTRUSTED_NOTE}"""
+passages named, e.g. "{HOP_EXAMPLE}". {UNTRUSTED_NOTE}"""
 
 GRADE_USER = """Question: {question}
 

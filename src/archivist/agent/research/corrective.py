@@ -113,8 +113,8 @@ def restates(query: str, question: str, queries_run: list[str]) -> bool:
     about June 2023 quarter)" as the next hop of that very question: a query holding every
     content word of the question finds nothing new and costs a grading call.
     """
-    if query.lower() in {q.lower() for q in queries_run}:
-        return True
+    if query.lower() in {q.lower() for q in [*queries_run, prompts.HOP_EXAMPLE]}:
+        return True  # a repeat, or the grading prompt's own example (the 1.5B copied it)
     asked = content_words(question)
     return bool(asked) and asked <= content_words(query)
 
