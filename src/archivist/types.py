@@ -94,6 +94,8 @@ class Parent:
     page_start: int | None
     page_end: int | None
     collection: str = "default"
+    kind: str = "body"
+    """``"body"``, or ``"contents"``/``"index"``: a flagged section, its children unsearched."""
 
 
 @dataclass

@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 from tests.eval_data import EVAL_DIR, require_eval
+from typer.testing import CliRunner
 
+from archivist.app.cli.main import app
 from archivist.application import Application
+from archivist.documents.chunked import ChunkSizes, chunk_document
 from archivist.documents.chunking import MIN_TEXT, split_children, split_parents
 from archivist.documents.loaders import load_file
 from archivist.documents.pdf import structure_pages
-from archivist.documents.tables import blocks
+from archivist.documents.tables import blocks, continued_header
+from archivist.reindex import reindex
 from archivist.settings import Settings
 from archivist.types import LoadedDocument, format_location
 
@@ -116,6 +120,50 @@ def test_a_table_larger_than_a_child_is_cut_between_rows() -> None:
     assert body == rows
 
 
+def _rows_table(rows: int) -> tuple[str, list[str]]:
+    lines = [f"| item {i} | {i * 17} | note number {i} |" for i in range(rows)]
+    return "| name | value | note |\n|---|---|---|\n" + "\n".join(lines), lines
+
+
+def test_a_table_larger_than_a_parent_repeats_its_header_in_every_parent() -> None:
+    table, rows = _rows_table(120)
+    markdown = "# Figures\n\nThe table below lists every figure we measured.\n\n" + table + "\n"
+    doc = LoadedDocument(path="t.md", markdown=markdown)
+    sizes = ChunkSizes(parent_min_chars=0, parent_max_chars=1200, child_chars=500)
+    chunked = chunk_document(doc, "d", "c", sizes)
+    header = "| name | value | note |\n|---|---|---|\n"
+    assert len(chunked.parents) >= 4
+    assert all(p.text.startswith(header) for p in chunked.parents[1:])
+    table_children = [c for c in chunked.children if "| item " in c.text]
+    assert all(c.text.startswith(header) for c in table_children)
+    assert all(len(c.text) <= 500 for c in table_children)
+    body = [line for c in table_children for line in c.text.split("\n")[2:]]
+    assert body == rows  # every row once, none cut
+
+
+@pytest.mark.slow
+def test_a_real_table_split_across_parents_repeats_its_header(amcor: LoadedDocument) -> None:
+    sizes = ChunkSizes(parent_min_chars=0, parent_max_chars=2000, child_chars=500)
+    chunked = chunk_document(amcor, "d", "c", sizes)
+    sections = split_parents(amcor, 0, 2000)
+    tables = [b for b in blocks(amcor.markdown) if b.is_table]
+    continued = 0
+    for section, parent in zip(sections, chunked.parents, strict=True):
+        header = continued_header(amcor.markdown, tables, section.start)
+        assert parent.text == header + section.text
+        if not header:
+            continue
+        continued += 1
+        table = next(b for b in tables if b.start < section.start < b.end)
+        rows = amcor.markdown[table.start : table.end].split("\n")
+        kids = [c for c in chunked.children if c.parent_id == parent.parent_id]
+        assert kids[0].text.startswith(header), kids[0].text[:200]
+        for line in kids[0].text.split("\n"):
+            if line.startswith("|"):
+                assert line in rows, "a row was cut"
+    assert continued >= 3  # AMCOR's largest tables (up to 2,953 characters) run over parents
+
+
 @pytest.mark.slow
 def test_outline_headings_and_index_pages(r_data: LoadedDocument) -> None:
     paths = {" > ".join(p.heading_path) for p in split_parents(r_data)}
@@ -138,12 +186,32 @@ def test_code_block_running_over_a_heading_is_closed() -> None:
 
 
 @pytest.mark.slow
-def test_index_is_stored_but_not_searched(library: Application) -> None:
-    report = library.ingest.files([_real_pdf("R-data.pdf")])
-    assert report.counts["added"] == 1
-    [record] = library.store.documents()
-    children = library.store.children_of(record.document_id)
-    assert any("read.csv" in c.text and (c.page_start or 0) >= 38 for c in children)
+def test_index_is_stored_but_not_searched(tmp_path: Path, embedder) -> None:
+    settings = Settings(data_dir=tmp_path / "lib")
+    with Application(settings, embedder=embedder) as library:
+        report = library.ingest.files([_real_pdf("R-data.pdf")])
+        assert report.counts["added"] == 1
+        [record] = library.store.documents()
+        children = library.store.children_of(record.document_id)
+        assert any("read.csv" in c.text and (c.page_start or 0) >= 38 for c in children)
+        _assert_not_searched(library)
+        # the flag is in the catalog too, so show (and a reindex) can see it
+        assert {c.kind for c in children if (c.page_start or 0) >= 38} == {"index"}
+        assert {c.kind for c in children if 5 < (c.page_end or 0) < 38} == {"body"}
+        parents = library.store.parents_of(record.document_id)
+        assert {p.kind for p in parents} == {"body", "contents", "index"}
+    result = CliRunner().invoke(app, ["show", "R-data.pdf", "--data-dir", str(settings.data_dir)])
+    assert result.exit_code == 0, result.output
+    flagged = [line for line in result.output.splitlines() if "stored, not searched" in line]
+    assert any("back-of-book index" in line for line in flagged)
+    assert any("table of contents" in line for line in flagged)
+    assert len(flagged) == sum(p.kind != "body" for p in parents)
+    reindex(settings, lambda _model: embedder)  # re-embeds from the catalog: flags survive
+    with Application(settings, embedder=embedder) as library:
+        _assert_not_searched(library)
+
+
+def _assert_not_searched(library: Application) -> None:
     hits = library.searcher.search("read.csv", k=10)
     assert hits
     assert all((h.page_start or 0) < 38 for h in hits), [h.pages for h in hits]

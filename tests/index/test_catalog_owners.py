@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from archivist.index.catalog import Catalog
-from archivist.types import ADMIN_OWNER, DocumentRecord
+from archivist.types import ADMIN_OWNER, Child, DocumentRecord, Parent
 
 
 def _record(document_id: str) -> DocumentRecord:
@@ -40,4 +40,26 @@ def test_a_catalog_from_before_owners_is_migrated(tmp_path: Path) -> None:
                      "'ready')")
     catalog = Catalog(path)
     assert [d.owner for d in catalog.documents("c")] == [ADMIN_OWNER]
+    catalog.close()
+
+
+def test_a_catalog_from_before_section_flags_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.sqlite"
+    columns = ("collection TEXT NOT NULL, {id} TEXT NOT NULL, {extra}document_id TEXT NOT NULL, "
+               "position INTEGER NOT NULL, text TEXT NOT NULL, heading_path TEXT NOT NULL, "
+               "page_start INTEGER, page_end INTEGER, PRIMARY KEY (collection, {id})")
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"CREATE TABLE parents ({columns.format(id='parent_id', extra='')})")
+        conn.execute("CREATE TABLE children "
+                     f"({columns.format(id='child_id', extra='parent_id TEXT NOT NULL, ')})")
+        conn.execute("INSERT INTO parents VALUES ('c','old-p0','old',0,'text','[]',1,1)")
+        conn.execute("INSERT INTO children VALUES ('c','old-c0','old-p0','old',0,'t','[]',1,1)")
+    catalog = Catalog(path)
+    assert [p.kind for p in catalog.parents_of("c", "old")] == ["body"]
+    assert [c.kind for c in catalog.children_of("c", "old")] == ["body"]
+    parent = Parent("new-p0", "new", 0, "Index", ["Index"], 40, 41, "c", kind="index")
+    child = Child("new-c0", "new-p0", "new", 0, "Index", ["Index"], 40, 41, kind="index")
+    catalog.add_pending(_record("new"), [parent], [child])
+    assert [p.kind for p in catalog.parents_of("c", "new")] == ["index"]
+    assert [(c.parent_id, c.kind) for c in catalog.children_of("c", "new")] == [("new-p0", "index")]
     catalog.close()

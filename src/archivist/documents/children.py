@@ -9,7 +9,7 @@ import re
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from archivist.documents.tables import Block, blocks, split_table
+from archivist.documents.tables import Block, blocks, leading_rows, split_rows, split_table
 from archivist.types import LoadedDocument, Section
 
 __all__ = ["MIN_TEXT", "split_children"]
@@ -21,7 +21,11 @@ _NON_SPACE = re.compile(r"\S")
 
 
 def split_children(
-    section: Section, size: int = 500, overlap: int = 100, doc: LoadedDocument | None = None
+    section: Section,
+    size: int = 500,
+    overlap: int = 100,
+    doc: LoadedDocument | None = None,
+    header: str = "",
 ) -> list[Section]:
     """Cut a parent into overlapping children of about ``size`` characters.
 
@@ -33,11 +37,17 @@ def split_children(
     is longer than ``size`` only when it absorbed a neighbour under ``MIN_TEXT`` (by at most
     ``2 * MIN_TEXT``) or holds a single table row longer than ``size``. Children keep the
     parent's heading path and kind. Their pages come from ``doc`` when given, else they
-    are the parent's pages.
+    are the parent's pages. ``header`` is the header of a table the parent starts inside
+    (see ``tables.continued_header``): every child holding those leading rows repeats it.
     """
     splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap)
     pieces: list[tuple[int, int, str]] = []  # (start, end) in section.text, header
-    for block in blocks(section.text):
+    lead = leading_rows(section.text) if header else 0
+    if lead:
+        rows = split_rows(section.text, 0, lead, header, size)
+        pieces += [(p.start, p.end, p.header) for p in rows]
+    rest = [Block(b.start + lead, b.end + lead, b.is_table) for b in blocks(section.text[lead:])]
+    for block in rest:
         if block.is_table:
             pieces += [(p.start, p.end, p.header) for p in split_table(section.text, block, size)]
         else:

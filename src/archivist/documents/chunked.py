@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archivist.documents.chunking import heading_path_text, split_children, split_parents
+from archivist.documents.tables import blocks, continued_header
 from archivist.settings import Settings
 from archivist.types import Child, LoadedDocument, Parent
 
@@ -41,24 +42,34 @@ class Chunked:
 def chunk_document(
     loaded: LoadedDocument, document_id: str, collection: str, sizes: ChunkSizes
 ) -> Chunked:
-    """Parents by headings, children inside each parent, with ids and pages."""
+    """Parents by headings, children inside each parent, with ids and pages.
+
+    A parent that starts inside a table larger than a parent begins with that table's
+    header rows again, and so do its children holding those rows.
+    """
     out = Chunked(loaded)
     parts = split_parents(loaded, sizes.parent_min_chars, sizes.parent_max_chars)
+    tables = [block for block in blocks(loaded.markdown) if block.is_table]
     for p_pos, section in enumerate(parts):
         parent_id = f"{document_id}-p{p_pos}"
+        header = continued_header(loaded.markdown, tables, section.start)
         out.parents.append(
             Parent(
                 parent_id=parent_id,
                 document_id=document_id,
                 position=p_pos,
-                text=section.text,
+                text=header + section.text,
                 heading_path=section.heading_path,
                 page_start=section.page_start,
                 page_end=section.page_end,
                 collection=collection,
+                kind=section.kind,
             )
         )
-        for piece in split_children(section, sizes.child_chars, sizes.child_overlap, doc=loaded):
+        pieces = split_children(
+            section, sizes.child_chars, sizes.child_overlap, doc=loaded, header=header
+        )
+        for piece in pieces:
             out.children.append(
                 Child(
                     child_id=f"{document_id}-c{len(out.children)}",

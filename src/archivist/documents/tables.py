@@ -3,7 +3,8 @@
 A table is a run of lines starting with ``|`` whose second line is a delimiter row
 (``|---|---|``). A table larger than a child is cut between rows; every piece after the
 first starts with the table's header and delimiter rows again, so each piece reads as a
-table of its own.
+table of its own. A parent that starts inside a table (a table larger than a parent) gets
+that table's header again (``continued_header``), and so do its children.
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Block", "TablePiece", "blocks", "split_table"]
+__all__ = [
+    "Block",
+    "TablePiece",
+    "blocks",
+    "continued_header",
+    "leading_rows",
+    "split_rows",
+    "split_table",
+    "table_header",
+]
 
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -71,23 +81,61 @@ def split_table(text: str, block: Block, size: int) -> list[TablePiece]:
     A single row longer than that is a piece of its own (rows are never cut).
     """
     body = text[block.start : block.end]
-    if len(body) <= size:
+    header = table_header(body)
+    if len(body) <= size or block.start + len(header) >= block.end:
         return [TablePiece(block.start, block.end, "")]
-    lines = body.split("\n")
-    header = "\n".join(lines[:2]) + "\n"
+    pieces = split_rows(text, block.start + len(header), block.end, header, size)
+    pieces[0] = TablePiece(block.start, pieces[0].end, "")  # its own header is in its text
+    return pieces
+
+
+def split_rows(text: str, start: int, end: int, header: str, size: int) -> list[TablePiece]:
+    """Cut the table rows ``text[start:end]`` into pieces that each repeat ``header``.
+
+    Each piece, with the header, is at most ``size`` unless it is a single longer row.
+    """
     pieces: list[TablePiece] = []
-    piece_start = block.start
-    offset = block.start + len(header)
+    piece_start = offset = start
     length = len(header)
-    for line in lines[2:]:
+    for line in text[start:end].split("\n"):
         row = len(line) + 1
-        if length + row > size + 1 and offset > piece_start + (len(header) if not pieces else 0):
-            pieces.append(TablePiece(piece_start, offset - 1, header if pieces else ""))
+        if length + row > size + 1 and offset > piece_start:
+            pieces.append(TablePiece(piece_start, offset - 1, header))
             piece_start, length = offset, len(header)
         length += row
         offset += row
-    pieces.append(TablePiece(piece_start, block.end, header if pieces else ""))
+    pieces.append(TablePiece(piece_start, end, header))
     return pieces
+
+
+def table_header(table: str) -> str:
+    """The header and delimiter rows of a Markdown table's text, with their newline."""
+    return "\n".join(table.split("\n", 2)[:2]) + "\n"
+
+
+def leading_rows(text: str) -> int:
+    """Where the run of table rows that ``text`` starts with ends (0 when it starts with none)."""
+    end = 0
+    for line in text.split("\n"):
+        if not _is_row(line):
+            break
+        end += len(line) + 1
+    return min(end - 1, len(text)) if end else 0
+
+
+def continued_header(markdown: str, tables: list[Block], offset: int) -> str:
+    """The header of the table that ``offset`` falls inside, past its header; else ``""``.
+
+    ``tables`` are the table blocks of ``markdown``. A parent starting there continues
+    that table, so its rows get the header again.
+    """
+    if markdown[offset - 1 : offset] != "\n" or not _is_row(markdown[offset : offset + 200]):
+        return ""  # not at the start of a row: a row longer than a parent was cut
+    for block in tables:
+        if block.start < offset < block.end:
+            header = table_header(markdown[block.start : block.end])
+            return header if offset >= block.start + len(header) else ""
+    return ""
 
 
 def _is_row(line: str) -> bool:

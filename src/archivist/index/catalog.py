@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS parents (
     heading_path TEXT NOT NULL,
     page_start INTEGER,
     page_end INTEGER,
+    kind TEXT NOT NULL DEFAULT 'body',
     PRIMARY KEY (collection, parent_id)
 );
 CREATE INDEX IF NOT EXISTS parents_document ON parents (collection, document_id);
@@ -63,6 +64,7 @@ CREATE TABLE IF NOT EXISTS children (
     heading_path TEXT NOT NULL,
     page_start INTEGER,
     page_end INTEGER,
+    kind TEXT NOT NULL DEFAULT 'body',
     PRIMARY KEY (collection, child_id)
 );
 CREATE INDEX IF NOT EXISTS children_document ON children (collection, document_id);
@@ -71,6 +73,12 @@ CREATE INDEX IF NOT EXISTS children_document ON children (collection, document_i
 _DOC_COLUMNS = (
     "document_id, collection, path, name, content_hash, size_bytes, page_count, "
     "parent_count, child_count, added_at, status, owner"
+)
+
+# parents and children share these (``%`` names the id column); kind is "body",
+# "contents" or "index" (stored, never searched)
+_CHUNK_COLUMNS = (
+    "collection, %s, document_id, position, text, heading_path, page_start, page_end, kind"
 )
 
 
@@ -93,6 +101,11 @@ class Catalog:
             self._conn.execute(
                 "ALTER TABLE documents ADD COLUMN owner TEXT NOT NULL DEFAULT 'admin'"
             )
+        for table in ("parents", "children"):  # a catalog from before contents/index flags
+            if "kind" not in {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}:
+                self._conn.execute(
+                    f"ALTER TABLE {table} ADD COLUMN kind TEXT NOT NULL DEFAULT 'body'"
+                )
         self._lock = threading.RLock()
         # ready ids per collection, with the catalog's version when they were read
         self._writes = 0
@@ -208,7 +221,8 @@ class Catalog:
                 ),
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO parents VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO parents ({_CHUNK_COLUMNS % 'parent_id'}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         record.collection,
@@ -219,12 +233,14 @@ class Catalog:
                         json.dumps(p.heading_path),
                         p.page_start,
                         p.page_end,
+                        p.kind,
                     )
                     for p in parents
                 ],
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO children VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO children ({_CHUNK_COLUMNS % 'child_id, parent_id'}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         record.collection,
@@ -236,6 +252,7 @@ class Catalog:
                         json.dumps(c.heading_path),
                         c.page_start,
                         c.page_end,
+                        c.kind,
                     )
                     for c in children
                 ],
@@ -287,6 +304,7 @@ class Catalog:
             page_start=row["page_start"],
             page_end=row["page_end"],
             collection=collection,
+            kind=row["kind"],
         )
 
     def parent(self, collection: str, parent_id: str) -> Parent | None:
@@ -323,6 +341,7 @@ class Catalog:
                 heading_path=json.loads(r["heading_path"]),
                 page_start=r["page_start"],
                 page_end=r["page_end"],
+                kind=r["kind"],
             )
             for r in rows
         ]

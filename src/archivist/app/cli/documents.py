@@ -85,6 +85,12 @@ def document_json(record: DocumentRecord) -> dict[str, Any]:
     }
 
 
+def flag_note(kind: str) -> str:
+    """How ``show`` marks a flagged section: what it is, and that search skips it."""
+    what = {"contents": "table of contents", "index": "back-of-book index"}.get(kind, kind)
+    return f"({what}: stored, not searched)"
+
+
 def chunk_json(chunk: Parent | Child) -> dict[str, Any]:
     """A parent or child chunk as JSON (its text included)."""
     return {
@@ -94,6 +100,7 @@ def chunk_json(chunk: Parent | Child) -> dict[str, Any]:
         "page_end": chunk.page_end,
         "heading_path": list(chunk.heading_path),
         "chars": len(chunk.text),
+        "kind": chunk.kind,
         "text": chunk.text,
     }
 
@@ -229,9 +236,12 @@ def register(app: typer.Typer) -> None:
             for parent in parents:
                 heading = " > ".join(parent.heading_path) or "(before the first heading)"
                 pages = format_pages(parent.page_start, parent.page_end)
+                flag = ""
+                if parent.kind != "body":
+                    flag = f"  [yellow]{flag_note(parent.kind)}[/yellow]"
                 console.print(
                     f"\n[bold cyan]{parent.parent_id}[/bold cyan]  {len(parent.text)} chars  "
-                    f"{pages}  {heading}"
+                    f"{pages}  {heading}{flag}"
                 )
                 for child in (c for c in kids if c.parent_id == parent.parent_id):
                     preview = " ".join(child.text.split())[:70]
