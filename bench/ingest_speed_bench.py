@@ -5,6 +5,11 @@ Naive path: pymupdf4llm converts the PDFs one after another, then sentence-trans
 it (conversion pool, overlap with embedding, ONNX Runtime), OCR off. Model loading is
 excluded on both sides. Also prints the embedding throughput of each backend on the same
 1,000 chunks, and the machine's load average, since other work may share the cores.
+
+Every figure comes with its CPU seconds (this process plus the conversion processes):
+on a shared machine wall time says more about the other work than about ingest. On a busy
+machine run it in parts (``--part archivist``, then ``naive``, then ``throughput``); the
+first part saves the chunk texts to ``--texts`` for the others.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -36,23 +42,31 @@ def load() -> str:
     return f"{one:.1f}/{five:.1f}/{fifteen:.1f} on {os.cpu_count()} cores"
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the conversion pool)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def archivist_ingest(pdfs: Path, backend: str) -> tuple[float, dict[str, float], list[str]]:
-    """Wall time of a full ingest, its time split, and the texts it embedded."""
+    """Wall time of a full ingest, its time split (with ``cpu``), and the texts it embedded."""
     workdir = Path(tempfile.mkdtemp(prefix="archivist-speed-"))
     try:
         settings = Settings(data_dir=workdir, ocr="off", embedding_backend=backend)  # type: ignore[arg-type]
         with Application(settings) as library:
             library.store.embedder.embed_query("warm up")  # model load is not ingest time
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), cpu_seconds()
             report = library.ingest.files([pdfs])
             wall = time.perf_counter() - started
+            cpu = cpu_seconds() - cpu
             assert report.counts["failed"] == 0, report.results
             texts = [
                 embedding_text(child, doc.name)
                 for doc in library.store.documents()
                 for child in library.store.children_of(doc.document_id)
             ]
-        return wall, dict(report.timings), texts
+        return wall, dict(report.timings) | {"cpu": cpu}, texts
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -61,14 +75,21 @@ def naive_ingest(pdfs: Path, texts: list[str], model: SentenceTransformerEmbedde
     import pymupdf4llm
 
     pymupdf4llm.use_layout(False)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     for path in sorted(pdfs.glob("*.pdf")):
         pymupdf4llm.to_markdown(str(path), page_chunks=True, show_progress=False)
-    conversion = time.perf_counter() - started
-    started = time.perf_counter()
+    conversion, conversion_cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    started, cpu = time.perf_counter(), cpu_seconds()
     model.embed_documents(texts)
-    embedding = time.perf_counter() - started
-    return {"conversion_s": conversion, "embedding_s": embedding, "total_s": conversion + embedding}
+    embedding, embedding_cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    return {
+        "conversion_s": conversion,
+        "embedding_s": embedding,
+        "total_s": conversion + embedding,
+        "conversion_cpu_s": conversion_cpu,
+        "embedding_cpu_s": embedding_cpu,
+        "total_cpu_s": conversion_cpu + embedding_cpu,
+    }
 
 
 def throughput(texts: list[str], embedders: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -96,53 +117,70 @@ def main() -> int:
     parser.add_argument("--pdfs", type=Path, default=REPO.parent / "shared" / "eval" / "pdfs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--levers", action="store_true", help="also ingest with the torch backend")
+    parser.add_argument(
+        "--part", choices=["all", "archivist", "naive", "throughput"], default="all"
+    )
+    parser.add_argument("--texts", type=Path, help="chunk texts: written by archivist, read else")
     args = parser.parse_args()
     print(f"load before: {load()}", flush=True)
-    torch_model = SentenceTransformerEmbedder(MODEL)
-    torch_model.embed_query("warm up")
-    wall, split, texts = archivist_ingest(args.pdfs, "onnx")
-    print(f"archivist: {len(texts)} chunks in {wall:.1f} s (load {load()})", flush=True)
-    naive = naive_ingest(args.pdfs, texts, torch_model)
-    print(
-        f"naive: conversion {naive['conversion_s']:.1f} s + embedding {naive['embedding_s']:.1f} s"
-        f" = {naive['total_s']:.1f} s (load {load()})",
-        flush=True,
-    )
-    figures: dict[str, Any] = {
-        "chunks": len(texts),
-        "archivist_s": wall,
-        "archivist_split_s": split,
-        "naive": naive,
-        "ratio": wall / naive["total_s"],
-    }
-    if args.levers:
-        torch_wall, torch_split, _ = archivist_ingest(args.pdfs, "torch")
-        figures["archivist_torch_backend_s"] = torch_wall
-        figures["archivist_torch_backend_split_s"] = torch_split
-        print(f"archivist, torch backend: {torch_wall:.1f} s", flush=True)
-    sample = texts[:: max(1, len(texts) // 1000)][:1000]
-    figures["throughput"] = throughput(
-        sample,
-        {
-            "torch": torch_model,
-            "onnx": OnnxEmbedder(MODEL, quantized=False),
-            "onnx-int8": OnnxEmbedder(MODEL, quantized=True),
-        },
-    )
-    figures["load_after"] = load()
-    print(f"archivist / naive = {figures['ratio']:.2f} (goal <= 0.50)")
-    split_text = ", ".join(f"{k} {v:.1f} s" for k, v in split.items())
-    print(f"archivist split: {split_text}")
-    for name, row in figures["throughput"].items():
-        extra = (
-            f", cosine to torch {row['cosine_mean']:.4f} (min {row['cosine_min']:.4f})"
-            if ("cosine_mean" in row)
-            else ""
-        )
+    figures: dict[str, Any] = {"part": args.part}
+    texts: list[str] = []
+    if args.part in ("all", "archivist"):
+        wall, split, texts = archivist_ingest(args.pdfs, "onnx")
+        figures |= {"chunks": len(texts), "archivist_s": wall, "archivist_split_s": split}
+        split_text = ", ".join(f"{k} {v:.1f} s" for k, v in split.items())
+        print(f"archivist: {len(texts)} chunks in {wall:.1f} s (load {load()})", flush=True)
+        print(f"archivist split: {split_text}", flush=True)
+        if args.texts:
+            args.texts.write_text(json.dumps(texts))
+        if args.levers:
+            torch_wall, torch_split, _ = archivist_ingest(args.pdfs, "torch")
+            figures["archivist_torch_backend_s"] = torch_wall
+            figures["archivist_torch_backend_split_s"] = torch_split
+            print(f"archivist, torch backend: {torch_wall:.1f} s", flush=True)
+    elif args.texts:
+        texts = json.loads(args.texts.read_text())
+    if not texts:
+        parser.error("--part naive/throughput needs --texts written by --part archivist")
+    torch_model = None
+    if args.part in ("all", "naive", "throughput"):
+        torch_model = SentenceTransformerEmbedder(MODEL)
+        torch_model.embed_query("warm up")
+    if args.part in ("all", "naive"):
+        assert torch_model is not None
+        naive = naive_ingest(args.pdfs, texts, torch_model)
+        figures["naive"] = naive
         print(
-            f"embedding {name:<9} {row['chunks_per_s']:.0f} chunks/s, "
-            f"{row['chunks_per_cpu_s']:.0f} chunks per CPU s on {len(sample)} chunks{extra}"
+            f"naive: conversion {naive['conversion_s']:.1f} s + embedding "
+            f"{naive['embedding_s']:.1f} s = {naive['total_s']:.1f} s; CPU "
+            f"{naive['conversion_cpu_s']:.1f} + {naive['embedding_cpu_s']:.1f} s "
+            f"(load {load()})",
+            flush=True,
         )
+        if "archivist_s" in figures:
+            figures["ratio"] = figures["archivist_s"] / naive["total_s"]
+            print(f"archivist / naive = {figures['ratio']:.2f} (goal <= 0.50)")
+    if args.part in ("all", "throughput"):
+        sample = texts[:: max(1, len(texts) // 1000)][:1000]
+        figures["throughput"] = throughput(
+            sample,
+            {
+                "torch": torch_model,
+                "onnx": OnnxEmbedder(MODEL, quantized=False),
+                "onnx-int8": OnnxEmbedder(MODEL, quantized=True),
+            },
+        )
+        for name, row in figures["throughput"].items():
+            extra = (
+                f", cosine to torch {row['cosine_mean']:.4f} (min {row['cosine_min']:.4f})"
+                if ("cosine_mean" in row)
+                else ""
+            )
+            print(
+                f"embedding {name:<9} {row['chunks_per_s']:.0f} chunks/s, "
+                f"{row['chunks_per_cpu_s']:.0f} chunks per CPU s on {len(sample)} chunks{extra}"
+            )
+    figures["load_after"] = load()
     print(f"load after: {figures['load_after']}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
