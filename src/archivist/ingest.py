@@ -57,6 +57,7 @@ class IngestPipeline:
         self.store = store
         self.sizes = ChunkSizes.of(settings)
         self.ocr: OcrMode = settings.ocr
+        self.layout = settings.pdf_layout
         self.workers = settings.ingest_workers
         self.entity_graph = settings.entity_graph
 
@@ -70,7 +71,7 @@ class IngestPipeline:
         name = self.store.collection_name(collection)
         with self.store.write_lock:
             self.store.prepare_collection(name)
-            ingestor = Ingestor(self.store, name, self.sizes, self.ocr, self.workers)
+            ingestor = Ingestor(self.store, name, self.sizes, self.ocr, self.workers, self.layout)
             report = ingestor.run([Path(p) for p in paths], progress)
             return self._graph(name, report)
 
@@ -107,11 +108,13 @@ class Ingestor:
         sizes: ChunkSizes,
         ocr: OcrMode = "auto",
         workers: int = 0,
+        layout: bool = False,
     ) -> None:
         self.store = store
         self.collection = collection
         self.sizes = sizes
         self.ocr: OcrMode = ocr
+        self.layout = layout
         self.workers = workers
         self.catalog = store.catalog
         self.report = IngestReport()
@@ -142,7 +145,7 @@ class Ingestor:
                     job = prepared[position]
                     future = None
                     if pool is not None and isinstance(job, ConversionJob) and job.is_pdf:
-                        future = pool.submit(load_file, job.path, self.ocr)
+                        future = pool.submit(load_file, job.path, self.ocr, layout=self.layout)
                     inflight.append((position, future))
                     position += 1
                 _, future = inflight.popleft()
@@ -195,10 +198,10 @@ class Ingestor:
             try:
                 loaded = future.result()
             except BrokenProcessPool:  # a converter process died: try once more here
-                loaded = load_file(job.path, ocr=self.ocr)
+                loaded = load_file(job.path, ocr=self.ocr, layout=self.layout)
             seconds = loaded.conversion_seconds
         else:
-            loaded = load_file(job.path, ocr=self.ocr,
+            loaded = load_file(job.path, ocr=self.ocr, layout=self.layout,
                                on_pages=lambda done: self._stage("converting", done))
             seconds = time.perf_counter() - started
         self.report.timings["conversion wait"] += time.perf_counter() - started

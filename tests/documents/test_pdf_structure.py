@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pymupdf
 import pytest
 from tests.eval_data import EVAL_DIR, require_eval
 from typer.testing import CliRunner
@@ -232,3 +233,27 @@ def test_markdown_hits_name_their_section(tmp_path: Path, embedder) -> None:
         [hit, *_] = library.searcher.search("package manager service at boot", k=3)
     assert hit.pages == "§ Installation › Linux"
     assert format_location(3, 4, ["Installation"]) == "pp. 3-4"  # PDFs name pages
+
+
+@pytest.mark.slow
+def test_layout_mode_finds_the_borderless_tables_of_a_10k(tmp_path: Path, embedder) -> None:
+    path = tmp_path / "statements.pdf"
+    with pymupdf.open(_real_pdf("NETFLIX_2017_10K.pdf")) as source, pymupdf.open() as out:
+        out.insert_pdf(source, from_page=39, to_page=44)  # the consolidated statements
+        out.save(path)
+    plain = load_file(path)
+    assert not [b for b in blocks(plain.markdown) if b.is_table]  # no ruling lines: no table
+    laid = load_file(path, layout=True)
+    tables = [laid.markdown[b.start : b.end] for b in blocks(laid.markdown) if b.is_table]
+    revenues = [row for t in tables for row in t.split("\n") if row.startswith("|Revenues|")]
+    assert revenues and "11,692,713" in revenues[0], tables[:1]
+    assert not [t for t in tables if "<u>" in t or "**" in t]
+    [span] = [s for s in laid.page_spans if revenues[0] in laid.markdown[s.start : s.end]]
+    assert 1 <= span.page <= 6
+    settings = Settings(data_dir=tmp_path / "lib", pdf_layout=True)
+    with Application(settings, embedder=embedder) as library:
+        assert library.ingest.files([path]).counts["added"] == 1
+        [record] = library.store.documents()
+        rows = [c for c in library.store.children_of(record.document_id) if revenues[0] in c.text]
+        header = next(t for t in tables if revenues[0] in t).split("\n")[0]
+        assert rows and all(header in c.text for c in rows)  # the row stays in its table

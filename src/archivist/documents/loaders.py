@@ -32,23 +32,29 @@ _DROPPED_HTML_TAGS = ["script", "style", "noscript", "template"]
 
 
 def load_file(
-    path: Path, ocr: OcrMode = "auto", on_pages: PageCallback | None = None
+    path: Path,
+    ocr: OcrMode = "auto",
+    on_pages: PageCallback | None = None,
+    layout: bool = False,
 ) -> LoadedDocument:
     """Convert the file at ``path`` to Markdown (with a page map for PDFs).
 
-    ``ocr`` says which PDF pages are read by OCR (see ``load_pdf``); ``on_pages`` is told
-    how many pages of a PDF are converted so far.
+    ``ocr`` says which PDF pages are read by OCR, ``layout`` whether PDFs go through
+    PyMuPDF's layout analysis (see ``load_pdf``); ``on_pages`` is told how many pages of
+    a PDF are converted so far.
 
     Raises ``UnsupportedFile`` for a suffix not in ``SUPPORTED_SUFFIXES`` and ``LoadError``,
     whose message names the file and the reason in one line, for anything that cannot be read.
     """
     started = time.perf_counter()
-    loaded = _load(Path(path), ocr, on_pages)
+    loaded = _load(Path(path), ocr, on_pages, layout)
     loaded.conversion_seconds = time.perf_counter() - started
     return loaded
 
 
-def _load(path: Path, ocr: OcrMode, on_pages: PageCallback | None = None) -> LoadedDocument:
+def _load(
+    path: Path, ocr: OcrMode, on_pages: PageCallback | None = None, layout: bool = False
+) -> LoadedDocument:
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         kind = f"'{path.suffix}'" if path.suffix else "(no file extension)"
@@ -59,7 +65,7 @@ def _load(path: Path, ocr: OcrMode, on_pages: PageCallback | None = None) -> Loa
     if suffix == ".pdf":
         if b"%PDF-" not in data[:1024]:
             raise LoadError(f"{path}: not a PDF (it looks like {_looks_like(data)})")
-        return load_pdf(path, data, ocr, on_pages)
+        return load_pdf(path, data, ocr, on_pages, layout)
     if suffix == ".docx":
         return _load_docx(path, data)
     text = _decode_utf8(path, data)

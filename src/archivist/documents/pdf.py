@@ -1,4 +1,4 @@
-"""PDF -> Markdown with a page map, via pymupdf4llm (layout ML mode off: it is 2x slower)."""
+"""PDF -> Markdown with a page map, via pymupdf4llm (layout analysis is opt-in: 4x slower)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,11 @@ _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 
 def load_pdf(
-    path: Path, data: bytes, ocr: OcrMode = "auto", on_pages: PageCallback | None = None
+    path: Path,
+    data: bytes,
+    ocr: OcrMode = "auto",
+    on_pages: PageCallback | None = None,
+    layout: bool = False,
 ) -> LoadedDocument:
     """Convert the PDF bytes ``data`` (read from ``path``) to Markdown with one span per page.
 
@@ -35,6 +39,10 @@ def load_pdf(
     text (the separators belong to no page), pages without text get no span. With ``ocr``
     ``"auto"`` a page without extractable text but with an image is read by OCR; ``"force"``
     reads every page by OCR, ``"off"`` none. ``on_pages`` is told the pages converted so far.
+    ``layout`` runs PyMuPDF's layout analysis (``pymupdf-layout``), which finds tables
+    drawn without ruling lines, such as the financial statements of a 10-K, that the
+    default line-based detection misses (about 4x the CPU time: 36.9 against 8.9 CPU
+    seconds for the Netflix 10-K).
     Raises ``LoadError`` for a corrupt, encrypted or text-less PDF.
     """
     try:
@@ -62,7 +70,7 @@ def load_pdf(
             raise LoadError(f"{path}: no extractable text ({hint})")
         text_pages = [i for i in range(page_count) if with_text[i] and i not in set(to_ocr)]
         report = on_pages or _no_report
-        chunks = _to_page_chunks(path, doc, text_pages, report) if text_pages else []
+        chunks = _to_page_chunks(path, doc, text_pages, report, layout) if text_pages else []
         started = time.perf_counter()
         for i in to_ocr:
             chunks.append({"metadata": {"page": i + 1}, "text": _ocr(path, doc, i)})
@@ -124,7 +132,8 @@ def _ocr(path: Path, doc: Any, index: int) -> str:
 
 
 def _page_number(chunk: dict[str, Any], index: int) -> int:
-    return int((chunk.get("metadata") or {}).get("page") or index + 1)
+    metadata = chunk.get("metadata") or {}
+    return int(metadata.get("page") or metadata.get("page_number") or index + 1)
 
 
 def _no_report(_pages: int) -> None:
@@ -132,7 +141,7 @@ def _no_report(_pages: int) -> None:
 
 
 def _to_page_chunks(
-    path: Path, doc: Any, pages: list[int], report: PageCallback
+    path: Path, doc: Any, pages: list[int], report: PageCallback, layout: bool = False
 ) -> list[dict[str, Any]]:
     """Each page as Markdown, ``PAGE_STEP`` pages at a time (reported after each step).
 
@@ -141,14 +150,16 @@ def _to_page_chunks(
     """
     import pymupdf4llm  # imported lazily: it pulls in the layout package at import time
 
-    pymupdf4llm.use_layout(False)
     chunks: list[dict[str, Any]] = []
     try:
-        headers = pymupdf4llm.IdentifyHeaders(doc)
+        pymupdf4llm.use_layout(layout)
+        if layout:  # headers come from the layout model; OCR is ours (ocr_page)
+            options: dict[str, Any] = {"use_ocr": False}
+        else:
+            options = {"hdr_info": pymupdf4llm.IdentifyHeaders(doc)}
         for start in range(0, len(pages), PAGE_STEP):
             chunks += pymupdf4llm.to_markdown(doc, pages=pages[start:start + PAGE_STEP],
-                                              hdr_info=headers, page_chunks=True,
-                                              show_progress=False)
+                                              page_chunks=True, show_progress=False, **options)
             report(len(chunks))
     except Exception as exc:
         raise LoadError(f"{path}: could not convert PDF to Markdown ({_short(exc)})") from None
