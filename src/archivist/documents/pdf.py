@@ -76,7 +76,7 @@ def load_pdf(
             chunks.append({"metadata": {"page": i + 1}, "text": _ocr(path, doc, i)})
             report(len(chunks))
         ocr_seconds = time.perf_counter() - started
-        chunks.sort(key=lambda chunk: int(chunk["metadata"]["page"]))
+        chunks.sort(key=lambda chunk: _page_number(chunk, 0))
         outline = [(int(e[0]), str(e[1]), int(e[2])) for e in doc.get_toc(simple=True)]
         title = str((doc.metadata or {}).get("title") or "").strip() or path.stem
 
