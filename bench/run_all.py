@@ -39,6 +39,10 @@ BENCHMARKS = [
         "local model speed (Qwen2.5-Coder-1.5B in-process)",
         ["local_llm_bench.py", "--json", str(RESULTS / "local_llm.json")],
     ),
+    (
+        "the agent's scenarios on the real 1.5B model, 3 runs: pass rates",
+        ["scenarios_bench.py", "--runs", "3", "--json", str(RESULTS / "scenarios.json")],
+    ),
 ]
 
 

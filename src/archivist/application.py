@@ -47,6 +47,7 @@ class Application:
         self._ingest: IngestPipeline | None = None
         self._llm = llm
         self._agent: AgentService | None = None
+        self._other_agents: list[AgentService] = []
         self._lock = threading.Lock()
 
     def __enter__(self) -> Application:
@@ -75,12 +76,32 @@ class Application:
                 self._agent = AgentService(self.searcher, self.settings, self._llm)
             return self._agent
 
+    def agent_with(self, **overrides: Any) -> AgentService:
+        """An agent service whose settings differ by ``overrides`` (e.g. ``strategy``).
+
+        It shares the default service's model and is closed with the application; with no
+        change it is the default service itself.
+        """
+        default = self.agent
+        settings = self.settings.model_copy(update=overrides)
+        if settings == self.settings:
+            return default
+        from archivist.agent.service import AgentService
+
+        service = AgentService(self.searcher, settings, default.llm)
+        with self._lock:
+            self._other_agents.append(service)
+        return service
+
     def close(self) -> None:
-        """Close the agent's conversation store, then the document store."""
+        """Close the agents' conversation stores, then the document store."""
         with self._lock:
             if self._agent is not None:
                 self._agent.close()
                 self._agent = None
+            for service in self._other_agents:
+                service.close()
+            self._other_agents.clear()
         self.store.close()
 
 

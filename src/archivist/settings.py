@@ -136,6 +136,11 @@ class Settings(BaseSettings):
     local_threads: int | None = Field(
         default=None, ge=1, description="CPU threads of the local model (default: all cores)."
     )
+    local_timeout_s: float | None = Field(
+        default=None, gt=0,
+        description="Seconds a local model call may take before it fails like any LLM failure "
+        "(default: sized from the model's measured speed, at least 60 s).",
+    )
     strategy: StrategySetting = "auto"
 
     # --- agent budgets -------------------------------------------------------------

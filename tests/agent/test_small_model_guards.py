@@ -20,7 +20,9 @@ from archivist.agent.confidence import HIGH, MEDIUM, confidence
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence, QuestionAnalysis, RelevanceGrades
 from archivist.agent.subject import (
+    dangling_reference,
     is_small_talk,
+    keeps_the_question,
     looks_compound,
     may_be_ambiguous,
     on_subject,
@@ -256,3 +258,40 @@ def test_each_part_of_a_split_question_names_its_subject(make_service) -> None:
         "How do I install PostgreSQL?", "How do I update to a major version? (PostgreSQL)"]
     searched = [s["detail"] for s in steps(events, "search")]
     assert "How do I update to a major version? (PostgreSQL)" in searched
+
+
+def test_rewrite_and_dangling_reference_checks() -> None:
+    assert keeps_the_question("Update postgres?", "How do I update PostgreSQL?")
+    assert not keeps_the_question(
+        "How many paid domestic streaming memberships did Netflix have at the end of 2017?",
+        "What is Netflix?")
+    assert not keeps_the_question("And in 2016?", "How many memberships did Netflix have in 2017?")
+    assert keeps_the_question("And in 2016?", "How many memberships did Netflix have in 2016?")
+    assert dangling_reference("How much did it grow in 2017?")
+    assert dangling_reference("Where is that thing?")
+    assert not dangling_reference("Is it possible to search scanned documents?")
+    assert not dangling_reference("How many paid memberships were there at the end of 2017?")
+    assert not dangling_reference("How does Archivist recover if it is killed?")
+
+
+def _rewrites_to_what_is(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+    if info.schema is QuestionAnalysis:
+        return QuestionAnalysis(sub_questions=["What is PostgreSQL?"])
+    return None
+
+
+def test_a_rewrite_that_loses_the_question_is_dropped(make_service) -> None:
+    # the 1.5B model rewrote a question about Netflix's 2017 memberships to "What is Netflix?"
+    question = "How do I update a PostgreSQL cluster to a new major version?"
+    events = run(make_service(ScriptedChatModel(rules=[_rewrites_to_what_is])), question)
+    assert steps(events, "rewrite_dropped") and not steps(events, "rewrite")
+    assert [s["detail"] for s in steps(events, "search")][0] == question
+    assert done(events)["status"] == "answered" and source_names(events) == ["postgres-guide.md"]
+
+
+def test_a_dangling_pronoun_opening_a_conversation_is_asked_back(make_service) -> None:
+    # the model calls it clear (the scripted default); nothing earlier names "it"
+    events = run(make_service(ScriptedChatModel()), "How much did it grow last year?")
+    assert done(events)["status"] == "clarification"
+    (asked,) = [e.data for e in events if e.type == "clarification"]
+    assert '"it"' in asked["question"] and not steps(events, "search")

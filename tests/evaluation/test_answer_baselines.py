@@ -148,3 +148,48 @@ def test_unknown_system_or_strategy_is_a_usage_error(
     (record,) = _records(agent_out).values()
     assert any(s.get("kind") == "strategy" and "pipeline" in str(s.get("detail"))
                for s in record["steps"])
+
+
+def test_a_clarification_is_its_own_outcome_and_the_strategy_service_is_closed(
+    scripted_library: Path, embedder, tmp_path: Path
+) -> None:
+    """The agent asking back is counted apart from the answers; the second agent service
+    an ``--strategy`` override makes is closed with the application."""
+    import sqlite3
+
+    from archivist.agent.state import QuestionAnalysis
+    from archivist.application import Application
+    from archivist.evaluation.answers import run_answers, summarize
+    from archivist.evaluation.baselines import make_asker
+    from archivist.settings import Settings
+    from archivist.testing import ScriptedChatModel
+
+    def ask_back_on_that(messages, info):
+        if info.schema is QuestionAnalysis and "that thing" in info.question:
+            return QuestionAnalysis(is_clear=False, clarification_question="Which thing?")
+        return None
+
+    items = load_qa_dataset(_dataset(tmp_path, [
+        *ITEMS, {"id": "vague", "question": "Where is that thing?", "answerable": False},
+    ]))
+    llm = ScriptedChatModel(rules=[ask_back_on_that])
+    settings = Settings(data_dir=scripted_library, strategy="tools")
+    with Application(settings, embedder=embedder, llm=llm) as app:
+        asker = make_asker(app, "agent", strategy="pipeline")
+        records = {r["item_id"]: r for r in run_answers(app, items, tmp_path / "out",
+                                                         asker=asker)}
+        other = app.agent_with(strategy="pipeline")
+        assert other is not app.agent and app.agent_with(strategy="tools") is app.agent
+    vague = records["vague"]
+    assert vague["status"] == "clarification" and not vague["abstained"]
+    assert vague["scores"]["abstention_accuracy"] == 0.0  # asking back is not abstaining
+    summary = summarize("qa", "default", list(records.values()))
+    assert (summary.answered, summary.clarifications, summary.errors) == (2, 1, 0)
+    with pytest.raises(sqlite3.ProgrammingError):  # closed with the application
+        asker(items[0])
+
+
+def _dataset(tmp_path: Path, items: list[dict]) -> Path:
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(i) + "\n" for i in items))
+    return path

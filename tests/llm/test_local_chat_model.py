@@ -26,17 +26,22 @@ class StandIn:
         self.reply = reply or {}
         self.chunks = chunks or []
         self.requests: list[dict[str, Any]] = []
+        self.timeouts: list[float | None] = []
         self.closed = False
 
-    def chat(self, request: dict[str, Any]) -> dict[str, Any]:
+    def chat(self, request: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
         self.requests.append(request)
+        self.timeouts.append(timeout)
         error = self.reply.get("error")
         if error:
             raise LocalModelError(error["message"], error["code"])
         return self.reply
 
-    def stream(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def stream(
+        self, request: dict[str, Any], timeout: float | None = None
+    ) -> Iterator[dict[str, Any]]:
         self.requests.append(request)
+        self.timeouts.append(timeout)
         try:
             yield from self.chunks
         finally:
@@ -152,3 +157,35 @@ def test_replies_are_capped_and_reuse_the_prompt_cache_by_default(tmp_path: Path
     assert isinstance(capped, LocalChatModel) and capped.max_tokens == 40
     request = stand_in.requests[0]
     assert request["max_tokens"] == DEFAULT_REPLY_TOKENS and request["cache_prompt"] is True
+
+
+def test_the_timeout_setting_reaches_every_call() -> None:
+    stand_in = StandIn(_reply({"role": "assistant", "content": "ok"}),
+                       chunks=[{"choices": [{"index": 0, "delta": {"content": "ok"}}]}])
+    _model(stand_in, timeout_s=7.5).invoke("hi")
+    list(_model(stand_in).stream("hi"))
+    assert stand_in.timeouts == [7.5, None]  # None: the server sizes it from its speed
+
+
+def test_a_sized_timeout_follows_the_measured_speed() -> None:
+    from archivist.llm.local_runtime import (
+        TIMEOUT_FLOOR_S,
+        Speed,
+        expected_seconds,
+        prompt_tokens_of,
+        sized_timeout,
+    )
+
+    speed = Speed()  # nothing measured: the slow speeds of a loaded machine
+    before = sized_timeout(speed, 2000, 256, parallel=2)
+    assert before == pytest.approx(4 * (2000 / 5 + 256 / 2) * 2)
+    speed.record({"prompt_per_second": 60.0, "predicted_per_second": 25.0})
+    speed.record({"prompt_per_second": 40.0, "predicted_per_second": 30.0})
+    speed.record({"nothing": 1})  # ignored
+    assert speed.measured and (speed.prompt_tps, speed.generation_tps) == (40.0, 25.0)
+    assert expected_seconds(speed, 2000, 256) == pytest.approx(2000 / 40 + 256 / 25)
+    after = sized_timeout(speed, 2000, 256, parallel=2)
+    assert after < before and after == pytest.approx(8 * (50 + 256 / 25))
+    assert sized_timeout(speed, 10, 8, parallel=1) == TIMEOUT_FLOOR_S
+    request = {"messages": [{"role": "user", "content": "x" * 700}]}
+    assert 200 <= prompt_tokens_of(request) <= 230

@@ -84,3 +84,34 @@ def test_more_concurrent_calls_than_slots_all_complete() -> None:
         replies = list(pool.map(model.invoke, questions))
     assert all(str(reply.content).strip() for reply in replies)
     assert all(reply.usage_metadata and reply.usage_metadata["output_tokens"] for reply in replies)
+
+
+def test_a_call_past_its_deadline_is_an_llm_failure_and_the_agent_degrades(
+    tmp_path, embedder
+) -> None:
+    """``local_timeout_s`` far below what the model needs: the call fails as a timeout (a
+    transient LLM failure, not an internal error) and the agent gives its retrieval-only
+    answer with one line naming the setting."""
+    from archivist.agent.offline import failure_message
+    from archivist.agent.service import AgentService
+    from archivist.application import Application
+    from archivist.llm import is_transient
+    from archivist.llm.local_runtime import LocalTimeout
+
+    settings = Settings(
+        data_dir=tmp_path / "lib", llm=TEST_SPEC, temperature=0.0, llm_max_tokens=8,
+        llm_max_retries=0, local_timeout_s=0.001, strategy="pipeline",
+    )
+    model = build_chat_model(settings).model
+    with pytest.raises(LocalTimeout) as raised:
+        model.invoke("Count from one to one hundred.")
+    assert is_transient(raised.value)
+    assert "did not answer in time (local_timeout_s)" in failure_message(settings, raised.value)
+    with Application(settings, embedder=embedder) as app:
+        app.ingest.texts([("tea.md", "# Tea\n\nGreen tea is brewed at 70 to 80 degrees.")])
+        service = AgentService(app.searcher, settings, llm=model)
+        result = service.ask("How hot should the water be for green tea?")
+        service.close()
+    assert result.status == "retrieval_only"
+    assert result.error and "local_timeout_s" in result.error
+    assert [s.document_name for s in result.sources] == ["tea.md"]

@@ -28,8 +28,13 @@ from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.subject import (
+    clarifying_question,
+    clause_parts,
+    dangling_reference,
+    elliptical,
     is_small_talk,
     keep_subjects,
+    keeps_the_question,
     looks_compound,
     may_be_ambiguous,
 )
@@ -51,6 +56,14 @@ def format_turns(messages: list[AnyMessage], answer_chars: int = HISTORY_ANSWER_
             short = text if len(text) <= answer_chars else text[:answer_chars] + " [...]"
             lines.append(f"Assistant: {short}")
     return "\n".join(lines)
+
+
+def last_question(messages: list[AnyMessage]) -> str:
+    """The user's latest finished question in the conversation ("" when none)."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return " ".join(message_text(message.content).split())
+    return ""
 
 
 def _clean(questions: list[str], limit: int) -> list[str]:
@@ -150,10 +163,15 @@ class ConversationNodes:
         elif route != "direct":
             emit_step("route", route)
         route = "documents" if route == "direct" else route
+        fresh = not (state.messages or state.summary or rounds)
+        dangling = fresh and dangling_reference(question)
         if not parsed.is_clear and may_ask and not may_be_ambiguous(question):
             emit_step("clear", "nothing in the question to resolve: not asked back")
-        elif not parsed.is_clear and may_ask:
-            ask = parsed.clarification_question.strip() or "What exactly do you mean?"
+        elif (not parsed.is_clear or dangling) and may_ask:
+            # a reference with nothing before it to point to is asked back whatever the
+            # model said (the 1.5B model searched for "How much did it grow?")
+            ask = parsed.clarification_question.strip() if not parsed.is_clear else ""
+            ask = ask or clarifying_question(question)
             return {"clarification": ask, "sub_questions": [], "route": route}
         subs = _clean(parsed.sub_questions, self.max_sub_questions) or [question]
         if len(subs) > 1 and not looks_compound(question):
@@ -161,8 +179,22 @@ class ConversationNodes:
             # file into R?" in three); with history the first rewrite keeps the references
             emit_step("no_split", f"one-part question: {len(subs)} sub-questions dropped")
             subs = subs[:1] if state.messages else [question]
+        parts = clause_parts(question) if not rounds else [question]
+        if len(subs) > 1 and len(parts) > 1 and len(subs) != len(parts):
+            # parts that each ask on their own are split by code: the 1.5B model split
+            # "..., and how do I read a CSV file into R?" into "What is a CSV file?" and more
+            emit_step("split_by_parts", f"{len(subs)} sub-questions replaced by {len(parts)}")
+            subs = parts[: self.max_sub_questions]
         if len(subs) > 1:  # each part names what the question is about ("What did it cost?")
             subs = [keep_subjects(question, sub) for sub in subs]
+        if len(subs) == 1 and not rounds and not keeps_the_question(question, subs[0]):
+            # the 1.5B model rewrote "How many paid domestic streaming memberships did
+            # Netflix have at the end of 2017?" into "What is Netflix?"
+            emit_step("rewrite_dropped", subs[0], reason="it lost what the question asks")
+            subs = [question]
+        if subs == [question] and not fresh and not rounds and elliptical(question):
+            # the 1.5B model left "And in 2016?" as it was after a question on 2017
+            subs = [f"{question} (follow-up to: {last_question(state.messages)})"]
         if subs != [question]:
             emit_step("rewrite", " | ".join(subs), original=question)
         if len(subs) > 1:

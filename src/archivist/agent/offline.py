@@ -47,7 +47,9 @@ def failure_message(settings: Settings, exc: BaseException) -> str:
     for error in exception_chain(exc):
         status = status_code_of(error)
         names = {cls.__name__ for cls in type(error).__mro__}
-        if status is not None:
+        if "LocalTimeout" in names:
+            reason = "did not answer in time (local_timeout_s)"
+        elif status is not None:
             reason = f"answered HTTP {status}"
         elif names & {"RemoteProtocolError", "ReadError", "NetworkError"}:
             reason = "dropped the connection in the middle of its reply"

@@ -9,9 +9,14 @@
 * :func:`may_be_ambiguous`: whether a question refers to something it does not name ("it",
   "that thing"). Only such a question is asked back: the 1.5B model asked "What is
   Netflix?" back for "How many paid streaming memberships did Netflix have in 2017?".
+  Such a question that opens a conversation is asked back whatever the model says
+  (:func:`clarifying_question`): there is nothing earlier for "it" to point to.
 * :func:`is_small_talk`: whether a question is only greeting, thanks or talk about the
   assistant. Only such a question gets a direct reply: the 0.5B model routed "How hot
   should the water be for green tea?" to ``direct`` and answered "100°F" from nowhere.
+* :func:`keeps_the_question`: whether a rewrite of a question still asks it.
+* :func:`elliptical`: whether a follow-up leans on the question before it ("And in 2016?");
+  left unrewritten by the model, it is searched with that question beside it.
 * :func:`on_subject`: whether passages mention those things. A grader may keep a footnote
   about the Australian Capital Territory for "What is the capital of Mongolia?"; passages
   that name none of the question's subjects are not evidence for it.
@@ -87,6 +92,98 @@ def may_be_ambiguous(question: str) -> bool:
     """
     refers = bool(_REFERENCES & set(_TOKENS.findall(question.lower())))
     return refers and not subject_terms(question)
+
+
+def _kept(word: str, words: set[str]) -> bool:
+    if word.isdigit():
+        return word in words
+    stem = word[:5]
+    return any(w.startswith(stem) or word.startswith(w[:5]) for w in words if len(w) > 2)
+
+
+def keeps_the_question(question: str, rewrite: str) -> bool:
+    """Whether a rewrite still asks what ``question`` asks.
+
+    It must keep every number and at least two thirds of the content words (a shared
+    five-letter stem counts: "postgres" is kept in "PostgreSQL"). The 1.5B model rewrote
+    "How many paid domestic streaming memberships did Netflix have at the end of 2017?"
+    into "What is Netflix?".
+    """
+    asked = content_words(question)
+    if not asked:
+        return True
+    written = content_words(rewrite)
+    if any(w.isdigit() and w not in written for w in asked):
+        return False
+    kept = sum(1 for word in asked if _kept(word, written))
+    return kept * 3 >= len(asked) * 2
+
+
+#: Words that always point at something named before ("there", "that", "one" need not).
+_POINTERS = frozenset(["it", "its", "they", "them", "their", "he", "she", "him", "his", "thing",
+                       "things", "stuff"])
+_EXPLETIVE_IT = re.compile(
+    r"\b(is it|it is|it's|was it|it was) (possible|true|necessary|safe|ok|okay|worth|"
+    r"better|best|a good idea)\b", re.IGNORECASE,
+)
+
+
+def dangling_reference(question: str) -> bool:
+    """Whether ``question`` points at something it does not name.
+
+    That takes a pronoun that cannot stand alone ("How much did it grow?"); such a question
+    is asked back when nothing came before it.
+    """
+    if not may_be_ambiguous(question):
+        return False
+    words = set(_TOKENS.findall(_EXPLETIVE_IT.sub(" ", question).lower()))
+    return bool(words & _POINTERS)
+
+
+_CLAUSE_SPLIT = re.compile(
+    r"\?\s+|,?\s+(?:and|also)\s+(?=(?:how|what|who|whom|when|where|which|why|is|are|was|"
+    r"were|do|does|did|can|could|should|would)\b)", re.IGNORECASE,
+)
+
+
+def clause_parts(question: str) -> list[str]:
+    """The separate questions of ``question`` when its parts each ask on their own.
+
+    "How many ... in 2017, and how do I read a CSV file into R?" has two (a joining word
+    before a question word), as has "What is X? What is Y?"; "What were the revenues and
+    the net income?" has one (its parts share the question word).
+    """
+    parts = [" ".join(p.split()).strip(" ,;") for p in _CLAUSE_SPLIT.split(question)]
+    parts = [p for p in parts if len(content_words(p)) >= 1]
+    if len(parts) < 2:
+        return [question]
+    return [p[0].upper() + p[1:] + ("" if p.endswith("?") else "?") for p in parts]
+
+
+_FOLLOW_UP = re.compile(r"^\s*(and|but|also|what about|how about|same for|or)\b", re.IGNORECASE)
+
+
+def elliptical(question: str) -> bool:
+    """Whether ``question`` leans on the one before ("And in 2016?", "What about R?").
+
+    It opens with "and", "what about" and the like, or has fewer than three content words
+    and names nothing.
+    """
+    if _FOLLOW_UP.match(question):
+        return True
+    return len(content_words(question)) < 3 and not subject_terms(question)
+
+
+def clarifying_question(question: str) -> str:
+    """What to ask back about a question whose reference points at nothing.
+
+    It asks which thing the first reference word ("it", "that") means.
+    """
+    words = _TOKENS.findall(question.lower())
+    word = next((w for w in words if w in _REFERENCES), "")
+    if word:
+        return f'What does "{word}" refer to in your question? Please name it.'
+    return "What exactly do you mean? Please name the thing you are asking about."
 
 
 def subject_terms(question: str) -> set[str]:

@@ -131,6 +131,8 @@ class AnswersSummary:
     items: int
     answered: int
     errors: int
+    #: items the agent asked back on (a clarification question is not an answer)
+    clarifications: int = 0
     metrics: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     costs: dict[str, float] = field(default_factory=dict)
@@ -142,9 +144,17 @@ class AnswersSummary:
 
 
 def summarize(dataset: str, collection: str, records: Sequence[dict[str, Any]]) -> AnswersSummary:
-    """Average every metric over the items that define it; sum and average the costs."""
+    """Average every metric over the items that define it; sum and average the costs.
+
+    An item the agent asked back on (status ``clarification``) is its own outcome: not
+    answered, not an error; it scores as an answer that states no fact and does not abstain.
+    """
     ok = [r for r in records if not r.get("error")]
-    summary = AnswersSummary(dataset, collection, len(records), len(ok), len(records) - len(ok))
+    asked_back = sum(1 for r in ok if r.get("status") == "clarification")
+    summary = AnswersSummary(
+        dataset, collection, len(records), len(ok) - asked_back, len(records) - len(ok),
+        clarifications=asked_back,
+    )
     for name in ANSWER_METRICS:
         values = [r["scores"].get(name) for r in ok]
         defined = [v for v in values if v is not None]
@@ -167,7 +177,7 @@ def _record(item: QAItem, reply: dict[str, Any], cites: bool) -> dict[str, Any]:
         "question": item.question,
         "references": item.references,
         **reply,
-        "abstained": abstained(reply["answer"]),
+        "abstained": abstained(reply["answer"]) and reply.get("status") != "clarification",
     }
     record["scores"] = score_item(
         item, reply["answer"], reply["sources"], reply["contexts"], cites=cites

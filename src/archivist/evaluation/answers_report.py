@@ -32,14 +32,15 @@ def answers_markdown(summary: AnswersSummary) -> str:
     lines = [
         f"# Answer evaluation: {summary.dataset}",
         "",
-        f"{summary.items} items, {summary.answered} answered, {summary.errors} with errors; "
+        f"{summary.items} items, {summary.answered} answered, {summary.clarifications} asked "
+        f"back (clarification), {summary.errors} with errors; "
         f"collection `{summary.collection}`.",
         "",
         "| metric | mean | items |",
         "| --- | ---: | ---: |",
     ]
     for name, value in {**summary.metrics, **summary.judge}.items():
-        count = summary.counts.get(name, summary.answered)
+        count = summary.counts.get(name, summary.answered + summary.clarifications)
         lines.append(f"| {name} | {value:.4f} | {count} |")
     lines += ["", "| cost | total | per item |", "| --- | ---: | ---: |"]
     for key in sorted({k.rsplit("_", 1)[0] for k in summary.costs}):

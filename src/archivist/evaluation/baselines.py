@@ -108,14 +108,11 @@ def _closed_book(llm: BaseChatModel) -> Asker:
 
 
 def _agent(app: Application, collection: str | None, strategy: str | None) -> Asker:
-    from archivist.agent.service import AgentService
     from archivist.evaluation.contexts import ContextCollector
     from archivist.observability import attach_callbacks
 
-    service = app.agent
-    if strategy and strategy != app.settings.strategy:
-        settings = app.settings.model_copy(update={"strategy": strategy})
-        service = AgentService(app.searcher, settings, app.agent.llm)
+    # another strategy: a second service on the same model, closed with the application
+    service = app.agent_with(strategy=strategy) if strategy else app.agent
 
     def ask(item: QAItem) -> dict[str, Any]:
         collector = ContextCollector()

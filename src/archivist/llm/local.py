@@ -51,6 +51,8 @@ class LocalChatModel(BaseChatModel):
     parallel: int = 2
     threads: int | None = None
     seed: int = 42
+    #: Seconds a call may take (``local_timeout_s``); None: sized from the measured speed.
+    timeout_s: float | None = None
     #: Loads the server (tests may inject a stand-in); not part of the model's identity.
     server_factory: Callable[[Path, RuntimeOptions], LocalServer] = Field(
         default=local_server, exclude=True
@@ -95,7 +97,7 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        response = self.server().chat(self._request(messages, stop, **kwargs))
+        response = self.server().chat(self._request(messages, stop, **kwargs), self.timeout_s)
         choice = (response.get("choices") or [{}])[0]
         message = choice.get("message") or {}
         tool_calls, invalid = [], []
@@ -120,7 +122,7 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        chunks = self.server().stream(self._request(messages, stop, **kwargs))
+        chunks = self.server().stream(self._request(messages, stop, **kwargs), self.timeout_s)
         try:
             for chunk in chunks:
                 generation = _chunk(chunk)

@@ -176,6 +176,7 @@ def _build_local(settings: Settings, model: str) -> BaseChatModel:
         context_per_slot=settings.local_context,
         parallel=settings.local_parallel,
         threads=settings.local_threads,
+        timeout_s=settings.local_timeout_s,
     )
 
 

@@ -13,16 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.local_model import local_model_ready  # noqa: F401  (pytest fixture)
+from tests.local_model import AGENT_SPEC, agent_model_ready  # noqa: F401  (fixture)
 
 from archivist.agent.service import AgentService
 from archivist.application import Application
 from archivist.llm import make_chat_model
 from archivist.settings import Settings
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("local_model_ready")]
-
-AGENT_SPEC = "local:1.5b"
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("agent_model_ready")]
 
 DOCS = {
     "tea.md": "# Brewing green tea\n\nGreen tea is brewed with water at 70 to 80 degrees "

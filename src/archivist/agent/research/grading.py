@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
 from archivist.agent.state import Evidence, RelevanceGrades, graded_as
-from archivist.agent.steps import emit_step, timed
+from archivist.agent.steps import content_words, emit_step, timed
 from archivist.agent.subject import on_subject
 from archivist.agent.tools import evidence_block
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
@@ -35,6 +35,21 @@ class GradeOutcome:
     rewritten_query: str = ""
     next_query: str = ""
     degraded: bool = False
+
+
+def _grounded(query: str, source: str, sub_question: int) -> str:
+    """``query`` when it shares a content word with ``source``, else "".
+
+    A rewritten query must still be about the question, and a next hop must name what
+    the relevant passages name: the 1.5B model copied the prompt's example ("Tamsin Orwell
+    university") as the next query for a question about Netflix.
+    """
+    query = " ".join(query.split())[:300]
+    if query and not content_words(query) & content_words(source):
+        emit_step("query_dropped", query, reason="it names nothing the question or passages "
+                  "name", sub_question=sub_question)
+        return ""
+    return query
 
 
 def _ids(values: list[Any], count: int) -> set[int]:
@@ -99,8 +114,10 @@ class Grader:
                       "question's subjects; all dropped", sub_question=sub_question)
             relevant = set()
         outcome = GradeOutcome(
-            rewritten_query=" ".join(grades.rewritten_query.split())[:300],
-            next_query=" ".join(grades.next_query.split())[:300] if relevant else "",
+            rewritten_query=_grounded(grades.rewritten_query, question, sub_question),
+            next_query=_grounded(grades.next_query, " ".join(
+                items[n - 1].get("text", "") for n in relevant), sub_question)
+            if relevant else "",
         )
         context = set()
         if self.gate and relevant:

@@ -225,12 +225,14 @@ def answers(
         table.add_column("mean", justify="right")
         table.add_column("items", justify="right")
         for name, value in {**summary.metrics, **summary.judge}.items():
-            table.add_row(name, f"{value:.4f}", str(summary.counts.get(name, summary.answered)))
+            count = summary.counts.get(name, summary.answered + summary.clarifications)
+            table.add_row(name, f"{value:.4f}", str(count))
         console.print(table)
         console.print(
             f"LLM calls {summary.costs['llm_calls_total']:g} · tokens in "
             f"{summary.costs['tokens_in_total']:g} / out {summary.costs['tokens_out_total']:g} · "
-            f"{summary.costs['wall_seconds_mean']:.2f} s per item · errors {summary.errors}"
+            f"{summary.costs['wall_seconds_mean']:.2f} s per item · answered "
+            f"{summary.answered} · asked back {summary.clarifications} · errors {summary.errors}"
         )
         warned = sum(1 for r in records if r.get("judge_warnings"))
         if warned:
