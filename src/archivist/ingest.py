@@ -14,6 +14,7 @@ both; neither imports it.
 
 from __future__ import annotations
 
+import errno
 import logging
 import time
 from collections import deque
@@ -119,6 +120,7 @@ class Ingestor:
         self.catalog = store.catalog
         self.report = IngestReport()
         self._stage: StageCallback = no_stage
+        self._deferred: set[str] = set()
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest every file under ``paths``; failures are recorded, never raised.
@@ -239,13 +241,10 @@ class Ingestor:
         )
         try:
             self._write(record, chunked, job.previous)
-        except Exception as exc:  # rolled back; the batch goes on with the next file
+        except Exception as exc:  # rolled back (by _write_many); the batch goes on
             log.warning("ingest of %s failed, rolled back", path, exc_info=True)
-            self.store.purge(self.collection, document_id)
-            return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=str(exc))
-        except BaseException:
-            self.store.purge(self.collection, document_id)
-            raise
+            reason = _write_reason(exc) + self._rollback_note(document_id)
+            return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=reason)
         outcome = IngestOutcome.REPLACED if job.previous else IngestOutcome.ADDED
         return FileResult(
             str(path),
@@ -349,10 +348,25 @@ class Ingestor:
                     sparse[offset : offset + n],
                 )
             except BaseException:
-                store.purge(self.collection, record.document_id)
+                self._rollback(record.document_id)
                 raise
             offset += n
         self.report.timings["indexing"] += time.perf_counter() - started
+
+    def _rollback(self, document_id: str) -> None:
+        """Purge a half-written document; if even that fails (the disk is full), its rows
+        stay ``pending``: invisible to search, and purged when the library is next opened."""
+        try:
+            self.store.purge(self.collection, document_id)
+        except Exception:
+            log.warning("rolling back %s failed; it is purged on the next open", document_id,
+                        exc_info=True)
+            self._deferred.add(document_id)
+
+    def _rollback_note(self, document_id: str) -> str:
+        if document_id not in self._deferred:
+            return ""
+        return " (its partial write is removed when the library is next opened)"
 
     def _index(
         self,
@@ -364,6 +378,15 @@ class Ingestor:
     ) -> None:
         self.store.add_pending(record, chunked.parents, chunked.children, dense, sparse)
         self.store.mark_ready(self.collection, record.document_id, previous)
+
+
+def _write_reason(exc: Exception) -> str:
+    """Why writing a document failed, in one line (a full disk says so)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+    if full or "disk is full" in text or "No space left" in text:
+        return text if text.startswith("disk full") else f"disk full: {text}"
+    return text
 
 
 def _reason(exc: Exception, path: Path) -> str:

@@ -25,6 +25,7 @@ from archivist.index.vectors import (
     SPARSE,
     UNSEARCHED_KINDS,
     UPSERT_BATCH,
+    DiskFull,
     LibraryInUse,
     VectorHit,
     VectorStoreUnreadable,
@@ -40,6 +41,8 @@ _CONFIG_FILE = "edge_config.json"
 # Keyword indexes: documents are filtered by id, and every search leaves out some kinds.
 # Without an index on ``kind`` each search read every point's payload (seconds at 100k).
 _INDEXED_FIELDS = ("document_id", "kind")
+#: Free space kept for deletes (a rollback writes to the log too) and the catalog.
+RESERVE_BYTES = 2 * 1024 * 1024
 # Facets return at most ``limit`` values; a collection never holds more documents than this.
 _MAX_DOCUMENTS = 10_000_000
 
@@ -180,10 +183,16 @@ class EdgeVectorStore:
         document_name: str,
         batch: int = UPSERT_BATCH,
     ) -> None:
-        """Store children with both vectors; in the write-ahead log when this returns."""
+        """Store children with both vectors; in the write-ahead log when this returns.
+
+        Refused with :class:`DiskFull` before anything is written when the disk has too
+        little room: Qdrant Edge writes through memory maps, and a full disk under a memory
+        map kills the process (SIGBUS) instead of raising an error.
+        """
         shard = self._shard(collection)
         if shard is None:
             raise VectorStoreUnreadable(f"collection '{collection}' has no vector store yet")
+        self._check_space(children, dense, sparse)
         for start in range(0, len(children), batch):
             points = [
                 qe.Point(
@@ -202,6 +211,22 @@ class EdgeVectorStore:
                 )
             ]
             shard.update(qe.UpdateOperation.upsert_points(points))
+
+    def _check_space(
+        self, children: Sequence[Child], dense: Sequence[Sequence[float]],
+        sparse: Sequence[SparseVector],
+    ) -> None:
+        """Raise :class:`DiskFull` unless the points (and the reserve) fit on the disk."""
+        needed = RESERVE_BYTES + sum(
+            needed_bytes(len(vec), len(sp.indices), len(child.text.encode("utf-8")))
+            for child, vec, sp in zip(children, dense, sparse, strict=True)
+        )
+        free = shutil.disk_usage(self.root).free
+        if free < needed:
+            raise DiskFull(
+                f"disk full: its {len(children)} passages need about {_mb(needed)} MB for "
+                f"vectors, {_mb(free)} MB free in {self.root}"
+            )
 
     def delete_document(self, collection: str, document_id: str) -> None:
         """Delete every child of a document."""
@@ -322,3 +347,14 @@ def _document_filter(document_ids: list[str]) -> qe.Filter:
     return qe.Filter(
         must=[qe.FieldCondition(key="document_id", match=qe.MatchAny(list(document_ids)))]
     )
+
+
+def needed_bytes(dimension: int, sparse_terms: int, text_bytes: int) -> int:
+    """A generous estimate of the disk one point takes: vector and payload, in the
+    write-ahead log and again in a segment (measured: about 5.7 KB for 384 dimensions and
+    a 500-character passage; this gives about 7.5 KB)."""
+    return 3 * 4 * dimension + 2 * text_bytes + 16 * sparse_terms + 1024
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_048_576:.1f}"

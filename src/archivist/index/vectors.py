@@ -42,6 +42,10 @@ class VectorStoreUnreadable(ArchivistError):
     """The stored vectors cannot be opened as they are (``archivist reindex`` rebuilds them)."""
 
 
+class DiskFull(ArchivistError):
+    """Not enough free disk space to write a document's vectors (nothing was written)."""
+
+
 @dataclass
 class VectorHit:
     """A raw hit: the child's payload and its score."""
