@@ -11,9 +11,9 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated
 
-from fastapi import APIRouter, File, Query, UploadFile
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
@@ -30,6 +30,7 @@ from archivist.app.api.models import (
     SearchHitOut,
     SearchResults,
 )
+from archivist.app.api.multipart import UPLOAD_BODY, stream_files
 from archivist.app.jobs import Job
 from archivist.app.upload_names import safe_name
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
@@ -39,7 +40,6 @@ from archivist.types import DocumentRecord
 
 log = logging.getLogger(__name__)
 
-_CHUNK = 1024 * 1024
 
 CollectionQuery = Annotated[
     str | None, Query(pattern=COLLECTION_PATTERN, description="Collection (default: the server's).")
@@ -76,6 +76,7 @@ def list_documents(application: AppDep, caller: CallerDep, collection: Collectio
     "/v1/documents",
     response_model=IngestJob,
     status_code=202,
+    openapi_extra=UPLOAD_BODY,
     summary="Upload documents",
     responses={
         200: {"model": IngestJob, "description": "With ?wait=true: the finished job."},
@@ -89,7 +90,7 @@ async def upload(
     application: AppDep,
     jobs: JobsDep,
     caller: CallerDep,
-    files: Annotated[list[UploadFile], File(description="One or more files (field `files`).")],
+    request: Request,
     collection: CollectionQuery = None,
     wait: Annotated[bool, Query(description="Answer when the ingest is done.")] = False,
 ) -> JSONResponse:
@@ -97,40 +98,34 @@ async def upload(
 
     Answers 202 with the job at once (poll ``/v1/documents/jobs/{job_id}``), or 200 with
     the finished job when ``wait=true``. Unsupported files are skipped with a reason,
-    unreadable ones fail with a reason; the rest of the batch is ingested.
+    unreadable ones fail with a reason; the rest of the batch is ingested. Each file is
+    written once, straight from the request into the upload's staging folder.
     """
-    limit = application.settings.max_upload_mb * 1024 * 1024
+    limit_mb = application.settings.max_upload_mb
     name = collection or application.settings.collection
     caller.check_write(name)
     job = Job(uuid.uuid4().hex[:16], caller.owner, name, staged=[],
               document_owner=caller.document_owner)
     staging = jobs.staging_dir()
-    total = 0
     used: set[str] = set()
+    counted = _Counted(limit_mb)
+
+    def open_file(original: str) -> _Limited | None:
+        filename = safe_name(original)
+        if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:
+            kind = Path(filename).suffix or "(no extension)"
+            supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
+            job.results.append(FileOutcome(
+                file=filename, outcome="skipped",
+                reason=f"unsupported file type '{kind}' (supported: {supported})",
+            ))
+            return None
+        destination = staging / _unique(filename, used)
+        job.staged.append(destination)
+        return counted.wrap(destination.open("wb"))
+
     try:
-        for upload_file in files:
-            filename = safe_name(upload_file.filename)
-            if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:
-                kind = Path(filename).suffix or "(no extension)"
-                supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
-                job.results.append(FileOutcome(
-                    file=filename, outcome="skipped",
-                    reason=f"unsupported file type '{kind}' (supported: {supported})",
-                ))
-                continue
-            filename = _unique(filename, used)
-            destination = staging / filename
-            with destination.open("wb") as out:
-                while chunk := await upload_file.read(_CHUNK):
-                    total += len(chunk)
-                    if total > limit:
-                        raise ApiError(
-                            413, "too_large",
-                            f"the upload is larger than {application.settings.max_upload_mb} MB",
-                            limit_mb=application.settings.max_upload_mb,
-                        )
-                    out.write(chunk)
-            job.staged.append(destination)
+        await stream_files(request, open_file)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -208,3 +203,32 @@ def _unique(name: str, used: set[str]) -> str:
         candidate = f"{stem} ({n}).{suffix}" if dot else f"{name} ({n})"
     used.add(candidate.lower())
     return candidate
+
+
+class _Counted:
+    """Staging files that count what is written to them and stop at the upload limit."""
+
+    def __init__(self, limit_mb: int) -> None:
+        self.limit_mb = limit_mb
+        self.left = limit_mb * 1024 * 1024
+
+    def wrap(self, out: IO[bytes]) -> _Limited:
+        return _Limited(out, self)
+
+
+class _Limited:
+    """One staging file, writing against its upload's byte budget."""
+
+    def __init__(self, out: IO[bytes], budget: _Counted) -> None:
+        self.out, self.budget = out, budget
+
+    def write(self, data: bytes) -> int:
+        self.budget.left -= len(data)
+        if self.budget.left < 0:
+            limit = self.budget.limit_mb
+            raise ApiError(413, "too_large", f"the upload is larger than {limit} MB",
+                           limit_mb=limit)
+        return self.out.write(data)
+
+    def close(self) -> None:
+        self.out.close()
