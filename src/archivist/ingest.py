@@ -354,8 +354,11 @@ class Ingestor:
         self.report.timings["indexing"] += time.perf_counter() - started
 
     def _rollback(self, document_id: str) -> None:
-        """Purge a half-written document; if even that fails (the disk is full), its rows
-        stay ``pending``: invisible to search, and purged when the library is next opened."""
+        """Purge a half-written document.
+
+        If even that fails (the disk is full), its rows stay ``pending``: invisible to
+        search, and purged when the library is next opened.
+        """
         try:
             self.store.purge(self.collection, document_id)
         except Exception:

@@ -66,3 +66,22 @@ def test_an_upload_within_the_limit_still_works(keyed_server: Server) -> None:
     assert answer.status == 202, answer.body
     health = httpx.get(f"{keyed_server.url}/health", timeout=10)
     assert health.status_code == 200
+
+
+def test_an_accepted_upload_is_written_once(keyed_server: Server, figure) -> None:
+    """Straight into uploads/: nothing is spooled to the server's temp dir first (Starlette
+    spools a file part over 1 MB there). The file is not a valid PDF, so its ingest ends
+    quickly; only the way in is measured."""
+    data = b"%PDF-1.7\n" + b"\x00not really a pdf " * int(1.5 * MB / 19)
+    with DiskSampler(keyed_server.process.pid, [keyed_server.spool]) as spool:
+        response = httpx.post(
+            f"{keyed_server.url}/v1/documents", params={"wait": "true"}, timeout=600,
+            headers={"Authorization": f"Bearer {KEYS['alice']}"},
+            files=[("files", ("written-once.pdf", data, "application/pdf"))])
+    assert response.status_code == 200, response.text
+    (result,) = response.json()["results"]
+    assert result["file"] == "written-once.pdf" and result["outcome"] == "failed"
+    # none of its 1.5 MB (other small temp files of the server may come and go)
+    assert spool.peak < 64 * 1024, f"{spool.peak} bytes spooled to the temp dir"
+    figure(f"accepted {len(data) / MB:.1f}MB upload: peak bytes in the server's temp dir "
+           f"{spool.peak} (written once, straight into uploads/)")

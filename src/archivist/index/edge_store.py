@@ -350,9 +350,11 @@ def _document_filter(document_ids: list[str]) -> qe.Filter:
 
 
 def needed_bytes(dimension: int, sparse_terms: int, text_bytes: int) -> int:
-    """A generous estimate of the disk one point takes: vector and payload, in the
-    write-ahead log and again in a segment (measured: about 5.7 KB for 384 dimensions and
-    a 500-character passage; this gives about 7.5 KB)."""
+    """A generous estimate of the disk one point takes.
+
+    Vector and payload, in the write-ahead log and again in a segment (measured: about
+    5.7 KB for 384 dimensions and a 500-character passage; this gives about 7.5 KB).
+    """
     return 3 * 4 * dimension + 2 * text_bytes + 16 * sparse_terms + 1024
 
 
