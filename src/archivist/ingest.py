@@ -367,9 +367,8 @@ class Ingestor:
             self._deferred.add(document_id)
 
     def _rollback_note(self, document_id: str) -> str:
-        if document_id not in self._deferred:
-            return ""
-        return " (its partial write is removed when the library is next opened)"
+        deferred = document_id in self._deferred
+        return " (its partial write is removed when the library is next opened)" * deferred
 
     def _index(
         self,
