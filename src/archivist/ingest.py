@@ -238,6 +238,7 @@ class Ingestor:
             parent_count=len(chunked.parents),
             child_count=len(chunked.children),
             added_at="",
+            title=loaded.title,
         )
         try:
             self._write(record, chunked, job.previous)
@@ -290,6 +291,7 @@ class Ingestor:
                     parent_count=len(chunked.parents),
                     child_count=len(chunked.children),
                     added_at="",
+                    title=loaded.title,
                 )
                 if chunked.children:
                     batch.append((record, chunked, by_path.get(name, [])))

@@ -140,10 +140,10 @@ def _write(
     records: list[DocumentRecord],
 ) -> None:
     batches = [(r, catalog.children_of(collection, r.document_id)) for r in records]
-    # The loader's title is not kept; a document's file name stands in for it where a
-    # child has no heading path (the same rule as at ingest, with the name as the title).
+    # The loader's title as ingest used it; a catalog from before titles were kept has
+    # none, and the file name stands in for it.
     texts = [
-        embedding_text(child, Path(record.name).stem)
+        embedding_text(child, record.title or Path(record.name).stem)
         for record, children in batches
         for child in children
     ]

@@ -130,6 +130,8 @@ class DocumentRecord:
     added_at: str
     status: str = "ready"
     owner: str = ADMIN_OWNER
+    title: str = ""
+    """The loader's title (PDF metadata, first H1, ...); reindex embeds with it as ingest did."""
 
 
 @dataclass

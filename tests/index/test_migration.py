@@ -133,3 +133,29 @@ def test_reindex_of_a_server_library_is_refused(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "lib", qdrant_url="http://localhost:6333")
     with pytest.raises(Exception, match="Qdrant server"):
         reindex(settings, lambda _model: None)  # type: ignore[arg-type,return-value]
+
+
+def test_reindex_embeds_each_chunk_with_the_title_ingest_used(
+    library: Application, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "report.html").write_text(
+        "<html><head><title>Zorblax Quarterly Review</title></head>"
+        "<body><p>Revenue grew in every region this quarter.</p></body></html>",
+        encoding="utf-8",
+    )
+    library.ingest.files([docs])
+    (record,) = library.store.documents()
+    assert record.title == "Zorblax Quarterly Review"
+    before = [h.child_id for h in library.searcher.search("Zorblax", 3, "bm25")]
+    assert before
+    settings, embedder = library.settings, library.store.embedder
+    library.close()
+    reindex(settings, lambda _model: embedder)
+    reopened = Application(settings, embedder=embedder)
+    try:
+        assert [h.child_id for h in reopened.searcher.search("Zorblax", 3, "bm25")] == before
+        assert reopened.searcher.search("report", 3, "bm25") == []  # not the file name
+    finally:
+        reopened.close()

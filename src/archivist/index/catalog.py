@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS documents (
     added_at TEXT NOT NULL,
     status TEXT NOT NULL,
     owner TEXT NOT NULL DEFAULT 'admin',
+    title TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (collection, document_id)
 );
 CREATE INDEX IF NOT EXISTS documents_path ON documents (collection, path);
@@ -72,7 +73,7 @@ CREATE INDEX IF NOT EXISTS children_document ON children (collection, document_i
 
 _DOC_COLUMNS = (
     "document_id, collection, path, name, content_hash, size_bytes, page_count, "
-    "parent_count, child_count, added_at, status, owner"
+    "parent_count, child_count, added_at, status, owner, title"
 )
 
 # parents and children share these (``%`` names the id column); kind is "body",
@@ -106,6 +107,8 @@ class Catalog:
                 self._conn.execute(
                     f"ALTER TABLE {table} ADD COLUMN kind TEXT NOT NULL DEFAULT 'body'"
                 )
+        if "title" not in columns:  # a catalog from before titles: reindex uses the file name
+            self._conn.execute("ALTER TABLE documents ADD COLUMN title TEXT NOT NULL DEFAULT ''")
         self._lock = threading.RLock()
         # ready ids per collection, with the catalog's version when they were read
         self._writes = 0
@@ -205,7 +208,7 @@ class Catalog:
         with self.transaction() as conn:
             conn.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
                 (
                     record.document_id,
                     record.collection,
@@ -218,6 +221,7 @@ class Catalog:
                     record.child_count,
                     record.added_at or _now(),
                     record.owner,
+                    record.title,
                 ),
             )
             conn.executemany(
