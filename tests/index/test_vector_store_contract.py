@@ -233,6 +233,28 @@ def test_filter_by_document_in_every_mode(store: VectorStore, mode: str) -> None
     assert hits and {h.payload["document_id"] for h in hits} <= {"doc-b", "doc-c"}
 
 
+@pytest.mark.parametrize("mode", ["dense", "bm25", "hybrid"])
+def test_a_batch_of_searches_answers_as_each_search_alone(store: VectorStore, mode: str) -> None:
+    fill(store)
+    queries = [
+        (_dense(0), BM25.encode_query("kettle")),
+        (_dense(3), BM25.encode_query("zebra")),  # no known term: BM25 finds nothing
+        (_dense(5), BM25.encode_query("program error")),
+    ]
+    batch = store.query_many(
+        "default", mode, 4, queries, document_ids=["doc-a", "doc-c"]  # type: ignore[arg-type]
+    )
+    alone = [
+        store.query("default", mode, 4, d, s, ["doc-a", "doc-c"])  # type: ignore[arg-type]
+        for d, s in queries
+    ]
+    ids = [[(h.payload["child_id"], round(h.score, 5)) for h in hits] for hits in batch]
+    assert ids == [[(h.payload["child_id"], round(h.score, 5)) for h in a] for a in alone]
+    assert len(batch) == 3 and batch[0] and batch[2]
+    assert (batch[1] == []) == (mode == "bm25")
+    assert store.query_many("nothing", mode, 4, queries) == [[], [], []]  # type: ignore[arg-type]
+
+
 def test_collections_are_separate_and_droppable(store: VectorStore) -> None:
     fill(store, "one")
     store.ensure("two", DIM)

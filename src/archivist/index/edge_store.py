@@ -27,6 +27,7 @@ from archivist.index.vectors import (
     UPSERT_BATCH,
     DiskFull,
     LibraryInUse,
+    QueryVectors,
     VectorHit,
     VectorStoreUnreadable,
     child_payload,
@@ -271,36 +272,33 @@ class EdgeVectorStore:
         prefetch_limit: int = 40,
     ) -> list[VectorHit]:
         """Dense, BM25 or hybrid (RRF over both) search; no threshold on scores."""
+        return self.query_many(
+            collection, mode, limit, [(dense, sparse)], document_ids, prefetch_limit
+        )[0]
+
+    def query_many(
+        self,
+        collection: str,
+        mode: SearchMode,
+        limit: int,
+        queries: Sequence[QueryVectors],
+        document_ids: list[str] | None = None,
+        prefetch_limit: int = 40,
+    ) -> list[list[VectorHit]]:
+        """Several searches of one mode as one planned batch (one pass over the segments)."""
         shard = self._shard(collection)
         if shard is None:
-            return []
+            return [[] for _ in queries]
         flt = _search_filter(document_ids)
-        dense_query = qe.Query.Nearest([float(x) for x in dense or []], using=DENSE)
-        sparse_query = (
-            qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), SPARSE)
-            if sparse is not None and sparse.indices
-            else None
-        )
-        if mode == "dense":
-            request = qe.QueryRequest(limit=limit, query=dense_query, filter=flt, with_payload=True)
-        elif mode == "bm25":
-            if sparse_query is None:
-                return []
-            request = qe.QueryRequest(
-                limit=limit, query=sparse_query, filter=flt, with_payload=True
-            )
-        else:
-            depth = max(prefetch_limit, limit)
-            prefetches = [qe.Prefetch(limit=depth, query=dense_query, filter=flt)]
-            if sparse_query is not None:
-                prefetches.append(qe.Prefetch(limit=depth, query=sparse_query, filter=flt))
-            request = qe.QueryRequest(
-                limit=limit,
-                prefetches=prefetches,
-                query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # the stub omits it
-                with_payload=True,
-            )
-        return [VectorHit(dict(p.payload or {}), float(p.score)) for p in shard.query(request)]
+        requests = [_request(mode, limit, d, s, flt, prefetch_limit) for d, s in queries]
+        planned = [r for r in requests if r is not None]
+        results = iter(shard.query_batch(qe.QueryBatchRequest(planned)) if planned else [])
+        return [
+            [VectorHit(dict(p.payload or {}), float(p.score)) for p in next(results)]
+            if r is not None
+            else []
+            for r in requests
+        ]
 
     # --- lifecycle -----------------------------------------------------------------------
     def close_shards(self) -> None:
@@ -333,6 +331,39 @@ def _index_fields(shard: qe.EdgeShard) -> None:
         shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
     if missing:
         shard.flush()
+
+
+def _request(
+    mode: SearchMode,
+    limit: int,
+    dense: Sequence[float] | None,
+    sparse: SparseVector | None,
+    flt: qe.Filter,
+    prefetch_limit: int,
+) -> qe.QueryRequest | None:
+    """One search as the engine takes it; ``None`` for BM25 without a known term."""
+    dense_query = qe.Query.Nearest([float(x) for x in dense or []], using=DENSE)
+    sparse_query = (
+        qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), SPARSE)
+        if sparse is not None and sparse.indices
+        else None
+    )
+    if mode == "dense":
+        return qe.QueryRequest(limit=limit, query=dense_query, filter=flt, with_payload=True)
+    if mode == "bm25":
+        if sparse_query is None:
+            return None
+        return qe.QueryRequest(limit=limit, query=sparse_query, filter=flt, with_payload=True)
+    depth = max(prefetch_limit, limit)
+    prefetches = [qe.Prefetch(limit=depth, query=dense_query, filter=flt)]
+    if sparse_query is not None:
+        prefetches.append(qe.Prefetch(limit=depth, query=sparse_query, filter=flt))
+    return qe.QueryRequest(
+        limit=limit,
+        prefetches=prefetches,
+        query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # the stub omits it
+        with_payload=True,
+    )
 
 
 def _search_filter(document_ids: list[str] | None) -> qe.Filter:

@@ -104,6 +104,18 @@ class SentenceTransformerEmbedder:
         """The vector of one query."""
         return self.embed_documents([text])[0]
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """The vectors of several queries in one model call."""
+        return self.embed_documents(texts)
+
+
+def embed_queries(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Query vectors for several queries: one batched call when the embedder has one."""
+    if len(texts) == 1:
+        return [embedder.embed_query(texts[0])]
+    batched = getattr(embedder, "embed_queries", None)
+    return list(batched(texts)) if batched else [embedder.embed_query(t) for t in texts]
+
 
 _ONNX_EMBEDDERS: dict[tuple[str, bool], Embedder] = {}
 

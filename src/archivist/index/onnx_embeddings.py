@@ -162,3 +162,7 @@ class OnnxEmbedder:
     def embed_query(self, text: str) -> list[float]:
         """The vector of one query."""
         return self.embed_documents([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """The vectors of several queries in one model call."""
+        return self.embed_documents(texts)

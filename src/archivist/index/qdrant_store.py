@@ -19,6 +19,7 @@ from archivist.index.vectors import (
     SPARSE,
     UNSEARCHED_KINDS,
     UPSERT_BATCH,
+    QueryVectors,
     VectorHit,
     child_payload,
     point_id,
@@ -158,44 +159,75 @@ class QdrantServerStore:
         prefetch_limit: int = 40,
     ) -> list[VectorHit]:
         """Dense, BM25 or hybrid (RRF over both) search; no threshold on scores."""
+        return self.query_many(
+            collection, mode, limit, [(dense, sparse)], document_ids, prefetch_limit
+        )[0]
+
+    def query_many(
+        self,
+        collection: str,
+        mode: SearchMode,
+        limit: int,
+        queries: Sequence[QueryVectors],
+        document_ids: list[str] | None = None,
+        prefetch_limit: int = 40,
+    ) -> list[list[VectorHit]]:
+        """Several searches of one mode in one request (``query_batch_points``)."""
         if not self.exists(collection):
-            return []
+            return [[] for _ in queries]
         flt = _search_filter(document_ids)
-        dense_query = [float(x) for x in dense or []]
-        sparse_query = (
-            models.SparseVector(indices=sparse.indices, values=sparse.values)
-            if sparse is not None and sparse.indices
-            else None
+        requests = [_request(mode, limit, d, s, flt, prefetch_limit) for d, s in queries]
+        planned = [r for r in requests if r is not None]
+        responses = iter(
+            self.client.query_batch_points(self.name(collection), planned) if planned else []
         )
-        name = self.name(collection)
-        if mode == "dense":
-            response = self.client.query_points(
-                name, query=dense_query, using=DENSE, query_filter=flt, limit=limit
-            )
-        elif mode == "bm25":
-            if sparse_query is None:
-                return []
-            response = self.client.query_points(
-                name, query=sparse_query, using=SPARSE, query_filter=flt, limit=limit
-            )
-        else:
-            depth = max(prefetch_limit, limit)
-            prefetch = [models.Prefetch(query=dense_query, using=DENSE, filter=flt, limit=depth)]
-            if sparse_query is not None:
-                prefetch.append(
-                    models.Prefetch(query=sparse_query, using=SPARSE, filter=flt, limit=depth)
-                )
-            response = self.client.query_points(
-                name,
-                prefetch=prefetch,
-                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
-                limit=limit,
-            )
-        return [VectorHit(dict(p.payload or {}), float(p.score)) for p in response.points]
+        return [
+            [VectorHit(dict(p.payload or {}), float(p.score)) for p in next(responses).points]
+            if r is not None
+            else []
+            for r in requests
+        ]
 
     def close(self) -> None:
         """Close the client."""
         self.client.close()
+
+
+def _request(
+    mode: SearchMode,
+    limit: int,
+    dense: Sequence[float] | None,
+    sparse: SparseVector | None,
+    flt: models.Filter,
+    prefetch_limit: int,
+) -> models.QueryRequest | None:
+    """One search as the server takes it; ``None`` for BM25 without a known term."""
+    dense_query = [float(x) for x in dense or []]
+    sparse_query = (
+        models.SparseVector(indices=sparse.indices, values=sparse.values)
+        if sparse is not None and sparse.indices
+        else None
+    )
+    if mode == "dense":
+        return models.QueryRequest(
+            query=dense_query, using=DENSE, filter=flt, limit=limit, with_payload=True
+        )
+    if mode == "bm25":
+        if sparse_query is None:
+            return None
+        return models.QueryRequest(
+            query=sparse_query, using=SPARSE, filter=flt, limit=limit, with_payload=True
+        )
+    depth = max(prefetch_limit, limit)
+    prefetch = [models.Prefetch(query=dense_query, using=DENSE, filter=flt, limit=depth)]
+    if sparse_query is not None:
+        prefetch.append(models.Prefetch(query=sparse_query, using=SPARSE, filter=flt, limit=depth))
+    return models.QueryRequest(
+        prefetch=prefetch,
+        query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
+        limit=limit,
+        with_payload=True,
+    )
 
 
 def _search_filter(document_ids: list[str] | None) -> models.Filter:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from archivist.index.embeddings import embed_queries
 from archivist.index.hops import HopSearcher
 from archivist.index.retriever import Retriever
 from archivist.index.store import DocumentStore
@@ -69,40 +70,45 @@ class HybridSearcher:
             return self.hops.multihop(query, k, name, document_ids)
         if mode == "graph":
             return self.hops.graph_search(query, k, name, document_ids)
+        return self._search_many([query], k, mode, name, document_ids)[0]
+
+    def _search_many(
+        self,
+        queries: list[str],
+        k: int,
+        mode: SearchMode,
+        name: str,
+        document_ids: list[str] | None,
+    ) -> list[list[SearchHit]]:
+        """Plain searches of one mode: one embedding call and one engine call for all."""
+        store = self.store
+        if not queries or not store.vectors.exists(name):
+            return [[] for _ in queries]
         store.check_model(name)
-        dense = store.embedder.embed_query(query) if mode != "bm25" else None
-        sparse = store.bm25.encode_query(query) if mode != "dense" else None
+        dense: list[list[float] | None] = (
+            list(embed_queries(store.embedder, queries))
+            if mode != "bm25"
+            else [None] * len(queries)
+        )
+        sparse = [store.bm25.encode_query(q) if mode != "dense" else None for q in queries]
         ready = store.catalog.ready_ids(name)
-        raw = store.vectors.query(
+        results = store.vectors.query_many(
             name,
             mode,
             limit=k + 8,
-            dense=dense,
-            sparse=sparse,
+            queries=list(zip(dense, sparse, strict=True)),
             document_ids=document_ids,
             prefetch_limit=max(self.settings.prefetch_k, k),
         )
-        hits = [
-            SearchHit(
-                child_id=h.payload["child_id"],
-                parent_id=h.payload["parent_id"],
-                document_id=h.payload["document_id"],
-                document_name=h.payload.get("document_name", ""),
-                text=h.payload.get("text", ""),
-                heading_path=list(h.payload.get("heading_path") or []),
-                page_start=h.payload.get("page_start"),
-                page_end=h.payload.get("page_end"),
-                score=h.score,
-            )
-            for h in raw
-            if h.payload.get("document_id") in ready
+        return [
+            [_hit(h.payload, h.score) for h in raw if h.payload.get("document_id") in ready][:k]
+            for raw in results
         ]
-        return hits[:k]
 
     def _hybrid_many(
         self, queries: list[str], k: int, collection: str, document_ids: Any
     ) -> list[list[SearchHit]]:
-        return [self.search(q, k, "hybrid", collection, document_ids) for q in queries]
+        return self._search_many(queries, k, "hybrid", collection, document_ids)
 
     def run(self, request: SearchRequest) -> list[SearchHit]:
         """The hits for a :class:`SearchRequest` (its ``None`` fields from the settings)."""
@@ -137,3 +143,18 @@ class CollectionRetriever:
     def get_document(self, document_id: str) -> DocumentRecord | None:
         """A document of this collection by id."""
         return self.searcher.store.get_document(document_id, self.collection)
+
+
+def _hit(payload: dict[str, Any], score: float) -> SearchHit:
+    """A search hit from a stored child's payload."""
+    return SearchHit(
+        child_id=payload["child_id"],
+        parent_id=payload["parent_id"],
+        document_id=payload["document_id"],
+        document_name=payload.get("document_name", ""),
+        text=payload.get("text", ""),
+        heading_path=list(payload.get("heading_path") or []),
+        page_start=payload.get("page_start"),
+        page_end=payload.get("page_end"),
+        score=score,
+    )

@@ -54,6 +54,10 @@ class VectorHit:
     score: float
 
 
+QueryVectors = tuple["Sequence[float] | None", "SparseVector | None"]
+"""One search's query vectors: dense and BM25 sparse (either may be absent)."""
+
+
 class VectorStore(Protocol):
     """Child vectors of every collection in one library."""
 
@@ -115,6 +119,18 @@ class VectorStore(Protocol):
         prefetch_limit: int = 40,
     ) -> list[VectorHit]:
         """Dense, BM25 or hybrid (RRF over both) search; no threshold on scores."""
+        ...
+
+    def query_many(
+        self,
+        collection: str,
+        mode: SearchMode,
+        limit: int,
+        queries: Sequence[QueryVectors],
+        document_ids: list[str] | None = None,
+        prefetch_limit: int = 40,
+    ) -> list[list[VectorHit]]:
+        """Several searches in one call (one result list per query, as ``query`` gives)."""
         ...
 
     def close(self) -> None:
