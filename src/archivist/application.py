@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from archivist.index.rerank import RerankerSlot
 from archivist.index.search import HybridSearcher
 from archivist.index.store import DocumentStore
 from archivist.settings import Settings, load_settings
@@ -21,9 +22,11 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from archivist.agent.service import AgentService
+    from archivist.contextualize import ContextCache
     from archivist.index.embeddings import Embedder
     from archivist.index.vectors import VectorStore
     from archivist.ingest import IngestPipeline
+    from archivist.llm.capabilities import ModelProfile
 
 
 class Application:
@@ -43,9 +46,12 @@ class Application:
     ) -> None:
         self.settings = settings
         self.store = DocumentStore(settings, embedder=embedder, vectors=vectors)
-        self.searcher = HybridSearcher(self.store)
-        self._ingest: IngestPipeline | None = None
         self._llm = llm
+        self._rerank_llm: BaseChatModel | None = None
+        reranker = RerankerSlot(settings.rerank_model, self._fast_llm, self._fast_profile)
+        self.searcher = HybridSearcher(self.store, reranker if reranker.enabled else None)
+        self._ingest: IngestPipeline | None = None
+        self._contexts: ContextCache | None = None
         self._agent: AgentService | None = None
         self._other_agents: list[AgentService] = []
         self._lock = threading.Lock()
@@ -63,7 +69,13 @@ class Application:
             if self._ingest is None:
                 from archivist.ingest import IngestPipeline
 
-                self._ingest = IngestPipeline(self.store, self.settings)
+                contextualizer = None
+                if self.settings.contextualize == "llm":
+                    from archivist.contextualize import ContextCache, Contextualizer
+
+                    self._contexts = ContextCache(self.settings.contexts_path)
+                    contextualizer = Contextualizer(self._contexts, self._fast_llm)
+                self._ingest = IngestPipeline(self.store, self.settings, contextualizer)
             return self._ingest
 
     @property
@@ -93,6 +105,22 @@ class Application:
             self._other_agents.append(service)
         return service
 
+    def _fast_llm(self) -> BaseChatModel:
+        """The model for reranking: the injected one, else ``llm_fast`` or ``llm``."""
+        with self._lock:
+            if self._llm is not None:
+                return self._llm
+            if self._rerank_llm is None:
+                from archivist.llm import make_chat_model
+
+                self._rerank_llm = make_chat_model(self.settings, role="fast")
+            return self._rerank_llm
+
+    def _fast_profile(self) -> ModelProfile:
+        from archivist.llm.capabilities import profile_for
+
+        return profile_for(self.settings, role="fast")
+
     def close(self) -> None:
         """Close the agents' conversation stores, then the document store."""
         with self._lock:
@@ -102,6 +130,10 @@ class Application:
             for service in self._other_agents:
                 service.close()
             self._other_agents.clear()
+
+            if self._contexts is not None:
+                self._contexts.close()
+                self._contexts = None
         self.store.close()
 
 

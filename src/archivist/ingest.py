@@ -23,6 +23,7 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from archivist.contextualize import ContextStats, Contextualizer, contextual_text
 from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document, embedding_text
 from archivist.documents.conversion import ConversionJob, conversion_pool
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file, markdown_title
@@ -54,8 +55,14 @@ log = logging.getLogger(__name__)
 class IngestPipeline:
     """Ingests into a :class:`DocumentStore`, one collection at a time, one write at a time."""
 
-    def __init__(self, store: DocumentStore, settings: Settings) -> None:
+    def __init__(
+        self,
+        store: DocumentStore,
+        settings: Settings,
+        contextualizer: Contextualizer | None = None,
+    ) -> None:
         self.store = store
+        self.contextualizer = contextualizer
         self.sizes = ChunkSizes.of(settings)
         self.ocr: OcrMode = settings.ocr
         self.layout = settings.pdf_layout
@@ -73,8 +80,9 @@ class IngestPipeline:
         with self.store.write_lock:
             self.store.prepare_collection(name)
             ingestor = Ingestor(self.store, name, self.sizes, self.ocr, self.workers, self.layout)
-            report = ingestor.run([Path(p) for p in paths], progress)
-            return self._graph(name, report)
+            ingestor.contextualizer = self.contextualizer
+            ingestor.run([Path(p) for p in paths], progress)
+            return self._graph(name, ingestor.reported())
 
     def texts(
         self,
@@ -86,8 +94,10 @@ class IngestPipeline:
         name = self.store.collection_name(collection)
         with self.store.write_lock:
             self.store.prepare_collection(name)
-            report = Ingestor(self.store, name, self.sizes).run_texts(items, progress)
-            return self._graph(name, report)
+            ingestor = Ingestor(self.store, name, self.sizes)
+            ingestor.contextualizer = self.contextualizer
+            ingestor.run_texts(items, progress)
+            return self._graph(name, ingestor.reported())
 
     def _graph(self, collection: str, report: IngestReport) -> IngestReport:
         """Add the documents just written to the entity graph when it is switched on."""
@@ -121,6 +131,26 @@ class Ingestor:
         self.report = IngestReport()
         self._stage: StageCallback = no_stage
         self._deferred: set[str] = set()
+        self.contextualizer: Contextualizer | None = None
+        self.context_stats = ContextStats()
+
+    def reported(self) -> IngestReport:
+        """The report, with what contextualizing cost when it is on."""
+        if self.contextualizer is not None:
+            self.report.contexts = self.context_stats.as_counts()
+            self.report.timings["context"] = self.context_stats.seconds
+        return self.report
+
+    def _indexed_texts(self, chunked: Chunked) -> list[str]:
+        """What each child is embedded and BM25-indexed as (title, headings, context, text)."""
+        title = chunked.loaded.title
+        texts = [embedding_text(c, title) for c in chunked.children]
+        if self.contextualizer is None:
+            return texts
+        contexts = self.contextualizer.contexts(
+            title, chunked.parents, chunked.children, self.context_stats
+        )
+        return [contextual_text(t, c) for t, c in zip(texts, contexts, strict=True)]
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest every file under ``paths``; failures are recorded, never raised.
@@ -323,11 +353,7 @@ class Ingestor:
     ) -> None:
         """Embed a batch of documents together, then write each one atomically."""
         store = self.store
-        texts = [
-            embedding_text(c, chunked.loaded.title)
-            for _, chunked, _ in batch
-            for c in chunked.children
-        ]
+        texts = [t for _, chunked, _ in batch for t in self._indexed_texts(chunked)]
         started = time.perf_counter()
         pages = sum(chunked.loaded.page_count for _, chunked, _ in batch)
         dense: list[list[float]] = []

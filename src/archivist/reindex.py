@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from archivist.contextualize import ContextCache, context_key, contextual_text
 from archivist.documents.chunked import embedding_text
 from archivist.index.catalog import Catalog
 from archivist.index.edge_store import DirectoryLock, EdgeVectorStore
@@ -81,12 +82,21 @@ def _build(
         shutil.rmtree(staging)
     catalog = Catalog(settings.catalog_path)
     store = EdgeVectorStore(staging, lock)
+    # With contextualize = llm, each child's cached context sentence leads its text again
+    # (the model is not asked: a child without one is indexed without it).
+    contexts = (
+        ContextCache(settings.contexts_path)
+        if settings.contextualize == "llm" and settings.contexts_path.is_file()
+        else None
+    )
     try:
         bm25 = BM25Encoder(settings.bm25_language)
-        return _rebuild(catalog, store, bm25, embedder_for, progress)
+        return _rebuild(catalog, store, bm25, embedder_for, progress, contexts)
     finally:
         store.close_shards()
         catalog.close()
+        if contexts is not None:
+            contexts.close()
 
 
 def _rebuild(
@@ -95,6 +105,7 @@ def _rebuild(
     bm25: BM25Encoder,
     embedder_for: Callable[[str], Embedder],
     progress: ReindexProgress | None,
+    contexts: ContextCache | None = None,
 ) -> ReindexReport:
     report = ReindexReport()
     for collection in catalog.collections():
@@ -116,7 +127,7 @@ def _rebuild(
             pending.append(record)
             size += record.child_count
             if size >= _CHILDREN_PER_BATCH or done == len(documents):
-                _write(catalog, store, bm25, embedder, collection, pending)
+                _write(catalog, store, bm25, embedder, collection, pending, contexts)
                 pending, size = [], 0
             if progress:
                 progress(collection, done, len(documents))
@@ -138,15 +149,26 @@ def _write(
     embedder: Embedder,
     collection: str,
     records: list[DocumentRecord],
+    contexts: ContextCache | None = None,
 ) -> None:
     batches = [(r, catalog.children_of(collection, r.document_id)) for r in records]
-    # The loader's title as ingest used it; a catalog from before titles were kept has
-    # none, and the file name stands in for it.
-    texts = [
-        embedding_text(child, record.title or Path(record.name).stem)
-        for record, children in batches
-        for child in children
-    ]
+    texts: list[str] = []
+    for record, children in batches:
+        # The loader's title as ingest used it; a catalog from before titles were kept
+        # has none, and the file name stands in for it.
+        indexed = [embedding_text(c, record.title or Path(record.name).stem) for c in children]
+        if contexts is not None:
+            sections = {
+                p.parent_id: p.text for p in catalog.parents_of(collection, record.document_id)
+            }
+            keys = [
+                context_key(record.title, sections.get(c.parent_id, ""), c.text) for c in children
+            ]
+            found = contexts.get_many(keys)
+            indexed = [
+                contextual_text(t, found.get(k, "")) for t, k in zip(indexed, keys, strict=True)
+            ]
+        texts.extend(indexed)
     dense = embedder.embed_documents(texts) if texts else []
     sparse = [bm25.encode_document(t) for t in texts]
     offset = 0

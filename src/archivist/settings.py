@@ -88,6 +88,14 @@ class Settings(BaseSettings):
         description="OCR for PDF pages: auto (pages without text), off, or force (every page).",
     )
 
+    contextualize: Literal["off", "llm"] = Field(
+        default="off",
+        description=(
+            "llm: the configured model writes one sentence placing each chunk in its "
+            "document, indexed with it (cached by content hash); off: none."
+        ),
+    )
+
     # --- search --------------------------------------------------------------------
     search_mode: SearchMode = "hybrid"
     search_k: int = Field(default=5, ge=1, le=MAX_SEARCH_K)
@@ -98,6 +106,14 @@ class Settings(BaseSettings):
         le=10,
         description="Searches per question in multihop mode (hop 1 + bridges).",
     )
+    rerank_model: str = Field(
+        default="",
+        description=(
+            "Rerank the best hits: a sentence-transformers CrossEncoder (hub name or "
+            "folder), 'llm' (listwise, by the configured model), or empty for off."
+        ),
+    )
+    rerank_depth: int = Field(default=20, ge=2, le=100, description="Hits reranked.")
     entity_graph: bool = Field(
         default=False,
         description="Extract entities per chunk at ingest for graph search (the graph extra).",
@@ -283,6 +299,11 @@ class Settings(BaseSettings):
     def vectors_path(self) -> Path:
         """The embedded engine's folder (one Qdrant Edge shard per collection)."""
         return self.data_dir / "vectors"
+
+    @property
+    def contexts_path(self) -> Path:
+        """The cache of context sentences (``contextualize = "llm"``)."""
+        return self.data_dir / "contexts.sqlite"
 
     @property
     def conversations_path(self) -> Path:

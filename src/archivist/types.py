@@ -234,6 +234,8 @@ class IngestReport:
             "indexing": 0.0,
         }
     )
+    contexts: dict[str, int] = field(default_factory=dict)
+    """With ``contextualize = "llm"``: children given a sentence, model calls, cache hits."""
 
     def of(self, outcome: IngestOutcome) -> list[FileResult]:
         """The files that ended with ``outcome``."""

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from archivist.index.embeddings import embed_queries
 from archivist.index.hops import HopSearcher
+from archivist.index.rerank import RerankerSlot, rerank_head
 from archivist.index.retriever import Retriever
 from archivist.index.store import DocumentStore
 from archivist.settings import COLLECTION_PATTERN, MAX_SEARCH_K, QUERY_MAX_CHARS, SearchMode
@@ -41,9 +42,10 @@ class SearchRequest(BaseModel):
 class HybridSearcher:
     """Searches the child chunks of a :class:`DocumentStore`, ready documents only."""
 
-    def __init__(self, store: DocumentStore) -> None:
+    def __init__(self, store: DocumentStore, reranker: RerankerSlot | None = None) -> None:
         self.store = store
         self.settings = store.settings
+        self.reranker = reranker
         self.hops = HopSearcher(
             self._hybrid_many,
             store.catalog,
@@ -66,11 +68,17 @@ class HybridSearcher:
         k = k or self.settings.search_k
         if not query.strip() or not store.vectors.exists(name):
             return []
+        reranker = self.reranker.get() if self.reranker is not None else None
+        depth = max(k, self.settings.rerank_depth) if reranker is not None else k
         if mode == "multihop":
-            return self.hops.multihop(query, k, name, document_ids)
-        if mode == "graph":
-            return self.hops.graph_search(query, k, name, document_ids)
-        return self._search_many([query], k, mode, name, document_ids)[0]
+            hits = self.hops.multihop(query, depth, name, document_ids)
+        elif mode == "graph":
+            hits = self.hops.graph_search(query, depth, name, document_ids)
+        else:
+            hits = self._search_many([query], depth, mode, name, document_ids)[0]
+        if reranker is not None:
+            hits = rerank_head(reranker, query, hits, self.settings.rerank_depth)
+        return hits[:k]
 
     def _search_many(
         self,

@@ -64,6 +64,12 @@ def _print_summary(report: IngestReport) -> None:
     ocr_pages = sum(r.ocr_pages for r in report.results)
     if ocr_pages:
         console.print(f"OCR: {ocr_pages} pages in {report.timings['ocr']:.1f} s")
+    if report.contexts:
+        console.print(
+            f"context sentences: {report.contexts['children']} chunks, "
+            f"{report.contexts['calls']} model calls ({report.contexts['cached']} cached), "
+            f"{report.timings.get('context', 0.0):.1f} s"
+        )
     for result in report.of(IngestOutcome.FAILED):
         console.print(f"[red]failed[/red]  {result.path}: {result.reason}")
     for result in report.of(IngestOutcome.SKIPPED):
