@@ -101,7 +101,7 @@ class Settings(BaseSettings):
     search_k: int = Field(default=5, ge=1, le=MAX_SEARCH_K)
     prefetch_k: int = Field(default=40, ge=1, le=1000)
     multihop_searches: int = Field(
-        default=4,
+        default=6,
         ge=1,
         le=10,
         description="Searches per question in multihop mode (hop 1 + bridges).",

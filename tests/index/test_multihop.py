@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from archivist.application import Application
-from archivist.index.multihop import bridge_candidates, capitalised_phrases, fuse, multihop_search
+from archivist.index.multihop import (
+    bridge_candidates,
+    capitalised_phrases,
+    fuse,
+    multihop_search,
+    order,
+)
 from archivist.types import SearchHit
 
 # Two facts in two documents: the second shares no content word with the question.
@@ -52,6 +58,40 @@ def test_fusion_rewards_agreement_and_weighs_the_first_hop_higher() -> None:
     assert fused[0] == "b"  # found by both hops
     assert fused.index("a") < fused.index("d")  # same rank, the first hop weighs more
     assert set(fused) == {"a", "b", "c", "d"}
+
+
+def _page(name: str, title: str, text: str = "") -> SearchHit:
+    return SearchHit(f"{name}-c", name, name, name, text or title, [title], None, None, 0.0)
+
+
+def test_the_page_the_best_passage_links_to_comes_second() -> None:
+    question = "In what year was the man who resigned before the 2000 election born?"
+    best = _page("election", "Israeli presidential election, 2000",
+                 "It was held after the resignation of Ezer Weizman and won by Moshe Katsav.")
+    first = [best, _page("peres", "Presidency of Shimon Peres"), _page("other", "Galil"),
+             _page("weizman", "Ezer Weizman (politician)")]  # fmt: skip
+    ranked = list(dict.fromkeys(h.parent_id for h in order(question, first, [], [], 10)))
+    # Weizman is mentioned in the best passage (its title without the disambiguation);
+    # Moshe Katsav too, but it has no page here
+    assert ranked[:2] == ["election", "weizman"]
+    assert sorted(ranked) == sorted(h.parent_id for h in first)
+
+
+def test_a_namesake_is_no_comparison_and_no_link() -> None:
+    question = "Scott Howell is a consultant who has worked with the mayor of what city?"
+    first = [
+        _page("consultant", "Scott Howell (political consultant)",
+              "Scott Howell has advised Rudy Giuliani's campaigns."),
+        _page("footballer", "Scott Howell (footballer)"),  # every word is in the question
+        _page("giuliani", "Rudy Giuliani"),
+    ]
+    ranked = list(dict.fromkeys(h.parent_id for h in order(question, first, [], [], 10)))
+    assert ranked[:2] == ["consultant", "giuliani"]
+    # a different page the question names is a comparison: it keeps second place
+    first[1] = _page("brown", "Gordon Brown")
+    named = "Who is older, Scott Howell or Gordon Brown?"
+    ranked = list(dict.fromkeys(h.parent_id for h in order(named, first, [], [], 10)))
+    assert ranked[:2] == ["consultant", "brown"]
 
 
 def test_searches_per_question_are_capped() -> None:

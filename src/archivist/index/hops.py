@@ -100,7 +100,7 @@ class HopSearcher:
         hybrid: HybridFn,
         catalog: CatalogView,
         indexer: GraphIndexer,
-        max_searches: int = 4,
+        max_searches: int = 6,
     ) -> None:
         self.hybrid = hybrid
         self.catalog = catalog

@@ -33,6 +33,12 @@ SINGLE_WORD_WEIGHT = 0.5
 """One-word names ("Germany", "English") are more often background than the bridge."""
 BRIDGE_PASSAGES = 3
 """How many top hop-1 passages the bridges come from."""
+LINK_CANDIDATES = 10
+"""Hop 1's pages that may be linked from its best passage (besides hop 2's best five)."""
+LINKED_PAGES = 2
+"""Linked pages moved to the head of the ranking."""
+LINK_MIN_CHARS = 4
+"""Shorter titles ("US") are no links: they match too much running text."""
 
 _CONNECTORS = {"of", "the", "de", "da", "di", "von", "van", "du", "la", "le", "del", "&"}
 _STOP = {
@@ -45,6 +51,7 @@ _STOP = {
 }  # fmt: skip
 _WORD = re.compile(r"[\w][\w'’.\-]*", re.UNICODE)
 _QUOTED = re.compile(r"[\"“]([^\"”]{3,80})[\"”]")
+_PLAIN_WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n+)$")
 
 
@@ -179,6 +186,37 @@ def _named_in(question_words: set[str], title: str) -> bool:
     return bool(words) and words <= question_words
 
 
+def _plain(text: str) -> str:
+    """Lower-case words separated by single spaces (``"M. Ward"`` -> ``"m ward"``)."""
+    return " ".join(_PLAIN_WORD.findall(text.lower()))
+
+
+def _name_of(title: str) -> str:
+    """A page title as it is written in running text: without its ``(disambiguation)``."""
+    return _plain(re.sub(r"\(.*?\)", " ", title))
+
+
+def _linked(
+    question: str, source: str, pages: Sequence[tuple[str, str]], taken: set[str]
+) -> list[str]:
+    """Pages whose title the ``source`` passage mentions (a link), first mention first.
+
+    ``pages`` are ``(parent_id, title)``; titles the question itself says are left out
+    (the question already found those), and so are very short names.
+    """
+    text = f" {_plain(source)} "
+    asked = f" {_plain(question)} "
+    found: dict[str, int] = {}
+    for parent, title in pages:
+        name = _name_of(title)
+        if parent in taken or parent in found or len(name) < LINK_MIN_CHARS:
+            continue
+        at = text.find(f" {name} ")
+        if at >= 0 and f" {name} " not in asked:
+            found[parent] = at
+    return sorted(found, key=lambda parent: found[parent])
+
+
 def _bridge_page(bridge: Bridge, hits: Sequence[SearchHit], taken: set[str]) -> str | None:
     """The parent a hop-2 search found for a bridge.
 
@@ -203,8 +241,11 @@ def order(
     """The fused ranking, with the chain of hops at its head.
 
     Weighted RRF ranks everything; its head is then the best hop-1 passage, hop 1's second
-    passage when the question names it (a comparison of two named things), and the page
-    each bridge led to, in bridge order, so that the second hop sits beside the first.
+    passage when the question names it (a comparison of two named things, not a namesake
+    of the first), the pages the best passage links to (it mentions their titles: hop 1's
+    pages and the hop-2 searches' best, first mention first, at most ``LINKED_PAGES``), and
+    the page each bridge led to, in bridge order, so that the second hop sits beside the
+    first.
     """
     fused = fuse(
         [(HOP1_WEIGHT, first), *((HOP2_WEIGHT, hits) for hits in second)],
@@ -217,8 +258,15 @@ def order(
     head: list[str] = list(dict.fromkeys(parents[:1]))
     asked = _tokens(question)
     distinct = list(dict.fromkeys(parents))
-    if len(distinct) > 1 and _named_in(asked, _title_of(by_parent[distinct[1]][0])):
-        head.append(distinct[1])
+    if len(distinct) > 1:
+        title = _title_of(by_parent[distinct[1]][0])
+        namesake = _name_of(title) == _name_of(_title_of(by_parent[distinct[0]][0]))
+        if _named_in(asked, title) and not namesake:
+            head.append(distinct[1])
+    if first:
+        pages = [(p, _title_of(by_parent[p][0])) for p in distinct[:LINK_CANDIDATES]]
+        pages += [(h.parent_id, _title_of(h)) for hits in second for h in hits[:5]]
+        head += _linked(question, first[0].text, pages, set(head))[:LINKED_PAGES]
     for bridge, hits in zip(bridges, second, strict=True):
         page = _bridge_page(bridge, hits, set(head))
         if page is not None and page in by_parent and page not in head:
@@ -232,7 +280,7 @@ def multihop_search(
     question: str,
     k: int,
     search_many: BatchSearchFn,
-    max_searches: int = 4,
+    max_searches: int = 6,
     depth: int | None = None,
 ) -> tuple[list[SearchHit], list[Bridge]]:
     """Hop 1, bridges, hop 2 and fusion; at most ``max_searches`` searches in all.
