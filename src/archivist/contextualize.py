@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from archivist.documents.chunked import Chunked, embedding_text
 from archivist.types import ArchivistError, Child, Parent
 
 if TYPE_CHECKING:
@@ -156,6 +157,18 @@ class Contextualizer:
         stats.cached += len(children) - len(missing)
         stats.seconds += time.perf_counter() - started
         return [known[key] for key in keys]
+
+
+def indexed_texts(
+    chunked: Chunked, contextualizer: Contextualizer | None, stats: ContextStats
+) -> list[str]:
+    """What each child is indexed as: title, headings, context sentence (if any), text."""
+    title = chunked.loaded.title
+    texts = [embedding_text(c, title) for c in chunked.children]
+    if contextualizer is None:
+        return texts
+    contexts = contextualizer.contexts(title, chunked.parents, chunked.children, stats)
+    return [contextual_text(t, c) for t, c in zip(texts, contexts, strict=True)]
 
 
 def sentence_of(reply: str) -> str:

@@ -23,8 +23,8 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from archivist.contextualize import ContextStats, Contextualizer, contextual_text
-from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document, embedding_text
+from archivist.contextualize import ContextStats, Contextualizer, indexed_texts
+from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document
 from archivist.documents.conversion import ConversionJob, conversion_pool
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file, markdown_title
 from archivist.documents.pdf import OcrMode
@@ -143,14 +143,7 @@ class Ingestor:
 
     def _indexed_texts(self, chunked: Chunked) -> list[str]:
         """What each child is embedded and BM25-indexed as (title, headings, context, text)."""
-        title = chunked.loaded.title
-        texts = [embedding_text(c, title) for c in chunked.children]
-        if self.contextualizer is None:
-            return texts
-        contexts = self.contextualizer.contexts(
-            title, chunked.parents, chunked.children, self.context_stats
-        )
-        return [contextual_text(t, c) for t, c in zip(texts, contexts, strict=True)]
+        return indexed_texts(chunked, self.contextualizer, self.context_stats)
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest every file under ``paths``; failures are recorded, never raised.
