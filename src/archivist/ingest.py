@@ -14,7 +14,6 @@ both; neither imports it.
 
 from __future__ import annotations
 
-import errno
 import logging
 import time
 from collections import deque
@@ -36,8 +35,10 @@ from archivist.ingest_progress import (
     ProgressCallback,
     StageCallback,
     content_hash,
+    loader_reason,
     no_stage,
     stage_reporter,
+    write_reason,
 )
 from archivist.settings import Settings
 from archivist.types import (
@@ -55,12 +56,8 @@ log = logging.getLogger(__name__)
 class IngestPipeline:
     """Ingests into a :class:`DocumentStore`, one collection at a time, one write at a time."""
 
-    def __init__(
-        self,
-        store: DocumentStore,
-        settings: Settings,
-        contextualizer: Contextualizer | None = None,
-    ) -> None:
+    def __init__(self, store: DocumentStore, settings: Settings,
+                 contextualizer: Contextualizer | None = None) -> None:  # fmt: skip
         self.store = store
         self.contextualizer = contextualizer
         self.sizes = ChunkSizes.of(settings)
@@ -140,10 +137,6 @@ class Ingestor:
             self.report.contexts = self.context_stats.as_counts()
             self.report.timings["context"] = self.context_stats.seconds
         return self.report
-
-    def _indexed_texts(self, chunked: Chunked) -> list[str]:
-        """What each child is embedded and BM25-indexed as (title, headings, context, text)."""
-        return indexed_texts(chunked, self.contextualizer, self.context_stats)
 
     def run(self, paths: Iterable[Path], progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest every file under ``paths``; failures are recorded, never raised.
@@ -244,7 +237,7 @@ class Ingestor:
                 raise LoadError(f"{path}: no text to index")
         except LoadError as exc:
             return FileResult(
-                str(path), IngestOutcome.FAILED, document_id, reason=_reason(exc, path)
+                str(path), IngestOutcome.FAILED, document_id, reason=loader_reason(exc, path)
             )
         except Exception as exc:  # a converter bug must not cost the rest of the batch
             log.warning("converting %s failed", path, exc_info=True)
@@ -267,7 +260,7 @@ class Ingestor:
             self._write(record, chunked, job.previous)
         except Exception as exc:  # rolled back (by _write_many); the batch goes on
             log.warning("ingest of %s failed, rolled back", path, exc_info=True)
-            reason = _write_reason(exc) + self._rollback_note(document_id)
+            reason = write_reason(exc) + self._rollback_note(document_id)
             return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=reason)
         outcome = IngestOutcome.REPLACED if job.previous else IngestOutcome.ADDED
         return FileResult(
@@ -346,7 +339,8 @@ class Ingestor:
     ) -> None:
         """Embed a batch of documents together, then write each one atomically."""
         store = self.store
-        texts = [t for _, chunked, _ in batch for t in self._indexed_texts(chunked)]
+        context, stats = self.contextualizer, self.context_stats  # title, headings, context
+        texts = [t for _, chunked, _ in batch for t in indexed_texts(chunked, context, stats)]
         started = time.perf_counter()
         pages = sum(chunked.loaded.page_count for _, chunked, _ in batch)
         dense: list[list[float]] = []
@@ -402,20 +396,3 @@ class Ingestor:
         self.store.add_pending(record, chunked.parents, chunked.children, dense, sparse)
         self.store.mark_ready(self.collection, record.document_id, previous)
 
-
-def _write_reason(exc: Exception) -> str:
-    """Why writing a document failed, in one line (a full disk says so)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
-    if full or "disk is full" in text or "No space left" in text:
-        return text if text.startswith("disk full") else f"disk full: {text}"
-    return text
-
-
-def _reason(exc: Exception, path: Path) -> str:
-    """The reason part of a loader message (the CLI prints the path itself)."""
-    message = str(exc)
-    for prefix in (f"{path}: ", f"{path.name}: "):
-        if message.startswith(prefix):
-            return message[len(prefix) :]
-    return message

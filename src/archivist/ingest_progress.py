@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from archivist.types import FileResult
 
@@ -63,3 +65,21 @@ def stage_reporter(
 def content_hash(data: bytes) -> str:
     """The SHA-256 of a file's bytes; its first 16 hex digits are the document id."""
     return hashlib.sha256(data).hexdigest()
+
+
+def write_reason(exc: Exception) -> str:
+    """Why writing a document failed, in one line (a full disk says so)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+    if full or "disk is full" in text or "No space left" in text:
+        return text if text.startswith("disk full") else f"disk full: {text}"
+    return text
+
+
+def loader_reason(exc: Exception, path: Path) -> str:
+    """The reason part of a loader message (the CLI prints the path itself)."""
+    message = str(exc)
+    for prefix in (f"{path}: ", f"{path.name}: "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message

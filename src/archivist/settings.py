@@ -106,13 +106,7 @@ class Settings(BaseSettings):
         le=10,
         description="Searches per question in multihop mode (hop 1 + bridges).",
     )
-    rerank_model: str = Field(
-        default="",
-        description=(
-            "Rerank the best hits: a sentence-transformers CrossEncoder (hub name or "
-            "folder), 'llm' (listwise, by the configured model), or empty for off."
-        ),
-    )
+    rerank_model: str = Field(default="", description="CrossEncoder name/folder, 'llm', or off.")
     rerank_depth: int = Field(default=20, ge=2, le=100, description="Hits reranked.")
     entity_graph: bool = Field(
         default=False,
