@@ -152,6 +152,18 @@ def test_the_pipeline_reads_the_whole_section_of_a_kept_passage(
     assert source_names(events) == ["report.md"]
 
 
+def test_the_writer_reads_the_question_after_the_passages(make_service) -> None:
+    # the 1.5B model abstained over a passage holding the answer when the question came
+    # before the passages, and answered from it when the question came after them
+    llm = ScriptedChatModel()
+    question = "How do I install PostgreSQL?"
+    events = run(make_service(llm, strategy="pipeline"), question)
+    (write_call,) = [c for c in llm.calls if not c.schema]
+    assert "</passage>" in write_call.text
+    assert write_call.text.rindex("</passage>") < write_call.text.rindex(f"Question: {question}")
+    assert done(events)["status"] == "answered"
+
+
 def test_the_pipeline_reads_no_parents_when_switched_off(
     make_service, library: Application
 ) -> None:

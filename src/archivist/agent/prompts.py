@@ -110,9 +110,13 @@ Only if no passage states it for exactly what the question asks (the same thing,
 year or period, the same company or person), reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""
 
-WRITE_USER = """Question: {question}
+# the question comes last: the 1.5B model wrote "The documents do not contain ..." over a
+# passage holding the answer when the question came first, and answered it (57,834
+# [NETFLIX_2017_10K.pdf, p. 23]) with the same passages when the question came after them
+WRITE_USER = """{passages}
 
-{passages}"""
+Question: {question}
+Answer from the passages above."""
 
 NOTES_HEADER = """Your notes so far (compressed working memory):
 <notes>

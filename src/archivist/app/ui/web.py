@@ -183,7 +183,9 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         if thread_id and convs.collection(thread_id, who) == name:
             return (gr.update(), gr.update(), thread_id, thread_note(thread_id), gr.update(),
                     browser, *documents(name, request))
-        return ([], "", None, thread_note(None), conversation_list(who, None),
+        # a new conversation; the question box is left alone (a question typed while the
+        # switch was on its way is kept)
+        return ([], gr.update(), None, thread_note(None), conversation_list(who, None),
                 {**(browser or {}), "thread": None}, *documents(name, request))
 
     def rename(title: str, thread_id: str | None, browser: dict[str, Any] | None,
