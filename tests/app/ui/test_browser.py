@@ -8,18 +8,14 @@ new conversation, delete the document. Screenshots go to ``test-artifacts/screen
 from __future__ import annotations
 
 import re
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from tests.app.server_helpers import CLARIFY_QUESTION, clarifying_slow_model
+from tests.app.server_helpers import CLARIFY_QUESTION, clarifying_slow_model, served
 
 from archivist.app.api.app import create_app
-from archivist.app.cli.serve import bind
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
@@ -41,18 +37,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTrans
     """A real uvicorn server (API + UI) on a free localhost port, scripted model behind it."""
     settings = Settings(data_dir=tmp_path_factory.mktemp("browser-lib"), llm="scripted")
     library = Application(settings, embedder=embedder, llm=clarifying_slow_model())
-    app = create_app(library)
-    sock = bind("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(create_app(library)) as url:
+        yield url
     library.close()
 
 

@@ -11,20 +11,16 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pymupdf
 import pytest
-import uvicorn
-from tests.app.server_helpers import FILLER, SlowStreamingModel, make_pdf
+from tests.app.server_helpers import FILLER, SlowStreamingModel, make_pdf, served
 from tests.app.ui.test_browser import SHOTS, browser, shot, wait_text  # noqa: F401  (fixture)
 
 from archivist.app.api.app import create_app
-from archivist.app.cli.serve import bind
 from archivist.application import Application
 from archivist.conversations import TurnLog, turn_log_path
 from archivist.index.embeddings import SentenceTransformerEmbedder
@@ -46,18 +42,8 @@ def served_library(tmp_path_factory: pytest.TempPathFactory,
     library = Application(settings, embedder=embedder, llm=SlowStreamingModel())
     library.ingest.files([corpus["zephyr"]])
     library.ingest.files([corpus["orchard"]], collection="orchard")
-    app = create_app(library)
-    sock = bind("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}", library
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(create_app(library)) as url:
+        yield url, library
     library.close()
 
 
