@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage
 from tests.agent.helpers import done, run, source_names, steps
 
 from archivist.agent.confidence import HIGH, MEDIUM, confidence
-from archivist.agent.prompts import abstains
+from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence, QuestionAnalysis, RelevanceGrades
 from archivist.agent.subject import (
     dangling_reference,
@@ -255,6 +255,25 @@ def test_an_abstention_despite_relevant_passages_gets_a_second_look(make_service
     off = run(make_service(ScriptedChatModel(rules=[_abstain_first]), strategy="pipeline",
                            second_look=False), "How do I install PostgreSQL?")
     assert not steps(off, "second_look") and abstains(done(off)["answer"])
+
+
+def _cite_only_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
+    # like the 1.5B over the memberships row: a citation and nothing else on first reading
+    if info.schema is not None or info.tools:
+        return None
+    if "judged relevant" in str(messages[0].content):
+        return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
+    return "[postgres-guide.md]"
+
+
+def test_an_answer_that_is_only_a_citation_gets_a_second_look(make_service) -> None:
+    assert says_nothing("[NETFLIX_2017_10K.pdf, p. 23]") and says_nothing(" [a.md]. [b.md]")
+    assert not says_nothing("57,834 thousand [NETFLIX_2017_10K.pdf, p. 23]")
+    events = run(make_service(ScriptedChatModel(rules=[_cite_only_first]),
+                              strategy="pipeline"), "How do I install PostgreSQL?")
+    (look,) = steps(events, "second_look")
+    assert "only a citation" in look["detail"]
+    assert "apt install postgresql" in done(events)["answer"]
 
 
 def test_each_part_of_a_split_question_names_its_subject(make_service) -> None:

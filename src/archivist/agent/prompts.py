@@ -9,6 +9,8 @@ templates themselves is quoted with ``archivist.agent.quoting`` by the code that
 
 from __future__ import annotations
 
+import re
+
 ABSTAIN_PREFIX = "The documents do not contain"
 
 CITATION_RULE = (
@@ -102,10 +104,13 @@ For a web passage cite its title in square brackets, e.g. [Jupiter].
 If the passages do not answer the question, reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""
 
+# its example figure is made up: an example taken from the evaluation set would hand the
+# model that item's answer
 SECOND_LOOK_SYSTEM = f"""The passages below were judged relevant to the user's question, yet
 a first reading found no answer in them. Read them again, one by one, tables included: find
 the sentence or table row that states what the question asks, and answer from it, concisely,
-with no preamble, e.g. "Net sales were $14,694 million [report.pdf, p. 1]." {CITATION_RULE}
+with no preamble: a sentence that states it, then its citation, e.g. "Revenue was $2,410
+million in 2021 [report.pdf, p. 4]." A citation alone is not an answer. {CITATION_RULE}
 Only if no passage states it for exactly what the question asks (the same thing, the same
 year or period, the same company or person), reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""
@@ -184,3 +189,15 @@ NO_RELEVANT = (
 def abstains(answer: str) -> bool:
     """Whether an answer is the honest "not in the documents" reply."""
     return answer.strip().startswith(ABSTAIN_PREFIX)
+
+
+_CITATION = re.compile(r"\[[^\]]*\]")
+
+
+def says_nothing(answer: str) -> bool:
+    """Whether an answer holds nothing but citations.
+
+    The 1.5B model replied "[NETFLIX_2017_10K.pdf, p. 23]" and nothing else over the
+    table row "Paid memberships at end of period [2017: 57,834; ...]".
+    """
+    return not re.search(r"\w", _CITATION.sub("", answer))

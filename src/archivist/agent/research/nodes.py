@@ -162,14 +162,15 @@ class ResearchNodes:
         return {"messages": [*closing, reply], "budget_exhausted": True}
 
     @timed("research")
-    def second_look(self, state: ResearchState) -> str:
-        """One more reading when the answer abstained although passages were graded relevant.
+    def second_look(self, state: ResearchState, first: str) -> str:
+        """One more reading of passages graded relevant when the answer abstained or cited.
 
-        The 1.5B model replied "the documents do not contain" with "Net sales of $14,694
-        million" in the second of five passages; asked to find the sentence or row that
-        states it, it answers, or abstains again.
+        Only a citation counts as no answer. The 1.5B model replied "the documents do not
+        contain" with "Net sales of $14,694 million" in the second of five passages; asked
+        to find the sentence or row that states it, it answers, or abstains again.
         """
-        emit_step("second_look", "the answer abstained although passages were graded "
+        what = "abstained" if prompts.abstains(first) else "gave only a citation"
+        emit_step("second_look", f"the answer {what} although passages were graded "
                   "relevant: reading them again", sub_question=state.index)
         passages = "\n".join(evidence_block(e) for e in state.evidence)
         reply = self.llm.invoke([
@@ -186,10 +187,10 @@ class ResearchNodes:
         answer = ""
         if found:
             answer = message_text(state.messages[-1].content).strip()
-        if answer and prompts.abstains(answer) and self.second_looks and any(
-            e.get("grade") == "relevant" for e in state.evidence
-        ):
-            answer = self.second_look(state) or answer
+        if answer and self.second_looks and (
+            prompts.abstains(answer) or prompts.says_nothing(answer)
+        ) and any(e.get("grade") == "relevant" for e in state.evidence):
+            answer = self.second_look(state, answer) or answer
         if not answer and (state.hits_seen or state.web_tried):
             web = " and on the web" if state.web_tried else ""
             answer = prompts.NO_RELEVANT.format(question=question, web=web)
