@@ -52,7 +52,8 @@ class AnswerResult:
     stats: dict[str, Any] = field(default_factory=dict)
     clarification: str | None = None
     confidence: str | None = None
-    error: str | None = None
+    error: str | None = None  # the last error message
+    errors: list[str] = field(default_factory=list)  # every error message, in order
 
 
 class AgentService:
@@ -303,9 +304,10 @@ def collect_turn(stream: Iterable[Event]) -> AnswerResult:
         elif event.type == "stats":
             result.stats = data
         elif event.type == "error":
-            result.error = data["message"]
+            result.error = str(data["message"])
+            result.errors.append(result.error)
         elif event.type == "done":
             result.thread_id = data["thread_id"]
             result.status = data["status"]
-            result.answer = data["answer"] or "".join(tokens)
+            result.answer = str(data.get("answer") or "".join(tokens))
     return result

@@ -16,12 +16,12 @@ from typing import Any
 from fastapi.responses import JSONResponse
 
 from archivist import events
-from archivist.agent.service import AgentService
+from archivist.agent.service import AgentService, collect_turn
 from archivist.app.api.auth import ThreadRegistry
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import Answer
 from archivist.conversations import TurnLog, recorded, settings_used, title_from_question
-from archivist.events import Event, Source
+from archivist.events import Event
 from archivist.llm import parse_llm_spec
 from archivist.settings import Settings
 
@@ -164,31 +164,16 @@ def collect(turn: TurnEvents, thread_id: str) -> Answer:
 
 
 def _collect(turn: Iterator[Event], thread_id: str) -> Answer:
-    answer = Answer(thread_id=thread_id, status="answered", answer="", sources=[], steps=[],
-                    stats={})
-    tokens: list[str] = []
-    errors: list[str] = []
-    for event in turn:
-        data = event.data
-        if event.type == "step":
-            answer.steps.append(data)
-        elif event.type == "token":
-            tokens.append(str(data["text"]))
-        elif event.type == "clarification":
-            answer.clarification = str(data["question"])
-        elif event.type == "sources":
-            answer.sources = [Source(**s) for s in data["sources"]]
-            answer.confidence = data.get("confidence")
-        elif event.type == "stats":
-            answer.stats = data
-        elif event.type == "error":
-            errors.append(str(data["message"]))
-        elif event.type == "done":
-            answer.status = data["status"]
-            answer.answer = str(data.get("answer") or "".join(tokens))
-    if errors:
-        answer.stats["errors"] = errors
-    return answer
+    """The turn's events as the API's ``Answer``; every error message goes in its stats."""
+    result = collect_turn(turn)
+    stats = dict(result.stats)
+    if result.errors:
+        stats["errors"] = result.errors
+    return Answer.model_validate({
+        "thread_id": thread_id, "status": result.status, "answer": result.answer,
+        "clarification": result.clarification, "sources": result.sources,
+        "confidence": result.confidence, "steps": result.steps, "stats": stats,
+    })
 
 
 def llm_unavailable(settings: Settings, answer: Answer) -> JSONResponse:
