@@ -27,6 +27,7 @@ from archivist.agent.subject import (
     may_be_ambiguous,
     on_subject,
     subject_terms,
+    years_not_covered,
 )
 from archivist.application import Application
 from archivist.testing import CallInfo, ScriptedChatModel
@@ -326,3 +327,39 @@ def test_a_dangling_pronoun_opening_a_conversation_is_asked_back(make_service) -
     assert done(events)["status"] == "clarification"
     (asked,) = [e.data for e in events if e.type == "clarification"]
     assert '"it"' in asked["question"] and not steps(events, "search")
+
+
+ANNUAL = """# Annual report
+
+## Results
+
+Revenues were $11,692 million in 2017, against $8,830 million in 2016 and $6,780 million
+in 2015, driven by growth in paid memberships.
+"""
+
+
+def _invent_a_figure(messages: list[BaseMessage], info: CallInfo) -> str | None:
+    # like the 1.5B asked for 2019 over a 2017 10-K's tables: a figure from nowhere
+    if info.schema is not None or info.tools:
+        return None
+    return "Revenues were $12,000,000 [annual.md]."
+
+
+def test_a_year_no_passage_names_is_not_answered(make_service, library: Application) -> None:
+    table = _evidence("Revenues [2017: $11,692,713; 2016: $8,830,669; 2015: $6,779,511]")
+    assert years_not_covered("What were the revenues in 2019?", [table]) == (
+        ["2019"], ["2015", "2016", "2017"])
+    assert years_not_covered("What were the revenues in 2017?", [table]) == ([], [])
+    assert years_not_covered("What were the revenues?", [table]) == ([], [])
+    assert years_not_covered("Revenues in 2019?", [_evidence("no year here")]) == ([], [])
+    library.ingest.texts([("annual.md", ANNUAL)])
+    asked = run(make_service(ScriptedChatModel(rules=[_invent_a_figure]), library=library,
+                             strategy="pipeline"), "What were the annual revenues in 2019?")
+    (step,) = steps(asked, "years_not_covered")
+    assert "2019" in step["detail"] and "2015-2017" in step["detail"]
+    answer = done(asked)["answer"]
+    assert abstains(answer) and "12,000,000" not in answer and "2015-2017" in answer
+    covered = run(make_service(ScriptedChatModel(rules=[_invent_a_figure]), library=library,
+                               strategy="pipeline"), "What were the annual revenues in 2017?")
+    assert not steps(covered, "years_not_covered")
+    assert "12,000,000" in done(covered)["answer"]

@@ -186,6 +186,12 @@ NO_RELEVANT = (
 )
 
 
+YEARS_NOT_COVERED = (
+    f"{ABSTAIN_PREFIX} anything for {{asked}}: the passages found cover {{covered}} only "
+    "({question})."
+)
+
+
 def abstains(answer: str) -> bool:
     """Whether an answer is the honest "not in the documents" reply."""
     return answer.strip().startswith(ABSTAIN_PREFIX)

@@ -236,3 +236,22 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
 def fully_on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     """Whether every named subject of the question appears in the passages."""
     return subject_terms(question) <= _mentioned(evidence)
+
+
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+
+
+def years_not_covered(question: str, evidence: Iterable[Evidence]) -> tuple[list[str], list[str]]:
+    """The years the question asks about that no passage names, and the years they name.
+
+    Only when the passages name years, and none of the asked ones: "What were Netflix's
+    revenues in 2019?" over a 2017 10-K's tables of 2015-2017 (the 1.5B answered
+    "$12,000,000"). Empty lists when the question names no year or a passage has one.
+    """
+    asked = set(_YEAR.findall(question))
+    named: set[str] = set()
+    for item in evidence:
+        named.update(_YEAR.findall(item.get("text", "")))
+    if not asked or not named or asked & named:
+        return [], []
+    return sorted(asked), sorted(named)

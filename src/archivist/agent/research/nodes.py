@@ -35,6 +35,7 @@ from archivist.agent.research.toolround import ToolRound
 from archivist.agent.state import SubAnswer
 from archivist.agent.steps import answer_config, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
+from archivist.agent.subject import years_not_covered
 from archivist.agent.tools import (
     READ_PARENT,
     SEARCH,
@@ -191,6 +192,13 @@ class ResearchNodes:
             prompts.abstains(answer) or prompts.says_nothing(answer)
         ) and any(e.get("grade") == "relevant" for e in state.evidence):
             answer = self.second_look(state, answer) or answer
+        asked, covered = years_not_covered(question, state.evidence)
+        if answer and asked and not prompts.abstains(answer):
+            span = covered[0] if len(covered) == 1 else f"{covered[0]}-{covered[-1]}"
+            emit_step("years_not_covered", f"no passage names {', '.join(asked)}; they cover "
+                      f"{span}: the answer is not kept", sub_question=state.index)
+            answer = prompts.YEARS_NOT_COVERED.format(asked=" and ".join(asked), covered=span,
+                                                      question=question)
         if not answer and (state.hits_seen or state.web_tried):
             web = " and on the web" if state.web_tried else ""
             answer = prompts.NO_RELEVANT.format(question=question, web=web)
