@@ -17,6 +17,7 @@ from archivist.evaluation.qa_metrics import (
     abstention_correct,
     citation_correct,
     facts_found,
+    without_citations,
 )
 
 ITEMS = [
@@ -71,6 +72,16 @@ def test_abstention_and_citation_scores() -> None:
     refusal = "The documents do not contain how to use the `read.csv()` function in R."
     assert score_item(item, refusal, [], [])["correct"] == 0.0
     assert score_item(item, "Use read.csv().", [], [])["correct"] == 1.0
+    # what the answer states is scored without its citations: a made-up citation naming
+    # the key fact is not an answer (the 1.5B wrote "[read.fwf.pdf, p. 15]" and nothing else)
+    fwf = QAItem("fwf", "Which function reads fixed-width files?", key_facts=["read.fwf"],
+                 references=["read.fwf"], answerable=True)
+    bare = score_item(fwf, "[read.fwf.pdf, p. 15]", [], [])
+    assert bare["correct"] == 0.0 and bare["f1"] == 0.0
+    cited = score_item(fwf, "read.fwf [R-data.pdf, p. 15]", [], [])
+    assert cited["correct"] == 1.0 and cited["exact_match"] == 1.0
+    assert without_citations("Use q() [R-intro.pdf, pp. 9-10] or x[1] [notes.md].") == (
+        "Use q() or x[1] .")
 
 
 def test_curated_pages_and_answerable(tmp_path: Path) -> None:

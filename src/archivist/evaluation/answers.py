@@ -28,6 +28,7 @@ from archivist.evaluation.qa_metrics import (
     page_recall,
     phrase_recall,
     token_f1,
+    without_citations,
 )
 
 if TYPE_CHECKING:
@@ -82,15 +83,16 @@ def score_item(
     texts = [str(c.get("text", "")) for c in contexts]
     gold = item.gold_documents
     answerable = item.answerable is not False
+    stated = without_citations(answer)
     return {
         # an abstention is never correct, even when it names a key fact ("The documents do
         # not contain how to use read.csv" was scored correct)
-        "correct": (0.0 if abstained(answer) else facts_found(answer, item.key_facts))
+        "correct": (0.0 if abstained(answer) else facts_found(stated, item.key_facts))
         if answerable and item.key_facts else None,
         "citation_accuracy": citation_correct(item.gold_pages, spans, answer) if cites else None,
         "abstention_accuracy": abstention_correct(item.answerable, answer),
-        "exact_match": exact_match(answer, item.references),
-        "f1": token_f1(answer, item.references),
+        "exact_match": exact_match(stated, item.references),
+        "f1": token_f1(stated, item.references),
         "gold_doc_recall_cited": document_recall(gold, cited),
         "gold_doc_recall_retrieved": document_recall(gold, retrieved),
         "gold_page_recall_cited": page_recall(item.gold_pages, spans),

@@ -24,6 +24,7 @@ __all__ = [
     "phrase_recall",
     "same_document",
     "token_f1",
+    "without_citations",
 ]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -34,6 +35,20 @@ def normalize_answer(text: str) -> str:
     """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
     text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
     return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+_CITATION = re.compile(
+    r"\[[^\[\]]*(?:\.(?:pdf|md|markdown|txt|html?|docx)\b|\bpp?\. ?\d)[^\[\]]*\]", re.IGNORECASE
+)
+
+
+def without_citations(answer: str) -> str:
+    """The answer with its document citations (``[guide.pdf, p. 3]``, ``[notes.md]``) removed.
+
+    What an answer states is scored without them: "[read.fwf.pdf, p. 15]" alone named the
+    key fact ``read.fwf`` inside a made-up citation and was scored correct.
+    """
+    return " ".join(_CITATION.sub(" ", answer).split())
 
 
 def exact_match(prediction: str, references: Iterable[str]) -> float | None:
