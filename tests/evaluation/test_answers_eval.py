@@ -90,6 +90,14 @@ def test_beir_folder_with_answers(tiny_beir: Path) -> None:
     (item,) = load_qa_dataset(tiny_beir)
     assert item.references == ["magma"] and item.gold_documents == ["d-volcano"]
     assert item.supporting_passages
+    # answerable from its corpus; correct when the answer states the short reference
+    assert item.answerable is True and item.key_facts == ["magma"]
+    from archivist.evaluation.answers import score_item
+
+    assert score_item(item, "Magma erupts [volcano.md].", [], [])["correct"] == 1.0
+    assert score_item(item, "Lava.", [], [])["correct"] == 0.0
+    refusal = score_item(item, "The documents do not contain it.", [], [])
+    assert refusal["abstention_accuracy"] == 0.0
 
 
 def _lines(path: Path) -> list[dict]:

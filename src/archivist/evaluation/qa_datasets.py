@@ -139,9 +139,14 @@ def load_qa_dataset(path: Path | str) -> list[QAItem]:
         items = []
         for query in beir.queries.values():
             gold = sorted(d for d, g in beir.qrels.get(query.query_id, {}).items() if g > 0)
+            # a question with a short answer (HotpotQA) is answerable from its corpus, and
+            # is correct when the answer states the reference (either one, if several)
+            answers = [a for a in query.answers if a.strip()]
             items.append(
                 QAItem(
-                    query.query_id, query.text, query.answers, [], gold, supporting_passages=True
+                    query.query_id, query.text, query.answers, [], gold, supporting_passages=True,
+                    key_facts=["|".join(answers)] if answers else [],
+                    answerable=True if answers else None,
                 )
             )
         return items
