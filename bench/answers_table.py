@@ -17,8 +17,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-METRICS = ("correct", "citation_accuracy", "gold_page_recall_cited", "abstention_accuracy",
-           "exact_match", "f1")
+METRICS = ("correct", "citation_accuracy", "gold_page_recall_cited", "supporting_recall",
+           "abstention_accuracy", "exact_match", "f1")
 
 
 def _records(run: Path) -> dict[str, dict[str, Any]]:
@@ -52,10 +52,10 @@ def table(runs: list[Path]) -> str:
     lines = [
         f"n = {len(common)} items answered by every run",
         "",
-        "| system | correct | citation accuracy | gold-page recall (cited) | abstention "
-        "accuracy | EM | token F1 | LLM calls / item | tokens in / out per item | "
-        "latency median / max (s) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| system | correct | citation accuracy | gold-page recall (cited) | supporting-passage "
+        "recall (retrieved) | abstention accuracy | EM | token F1 | LLM calls / item | "
+        "tokens in / out per item | latency median / max (s) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, records in loaded.items():
         chosen = [records[i] for i in sorted(common)]
