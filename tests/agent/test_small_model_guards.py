@@ -55,6 +55,10 @@ def test_subjects_and_compound_questions() -> None:
     table = _evidence("Paid memberships at end of period 52,810", "NETFLIX_2017_10K.pdf")
     assert on_subject("How many paid memberships did Netflix have?", [table])
     assert on_subject("How can I save my workspace?", [footnote])  # no named subject
+    # five named subjects: a passage naming two of them is on the subject (HotpotQA)
+    hexum = _evidence("Nick Hexum is the lead vocalist of the rock band 311.")
+    assert on_subject("Which singer is American, Mark King or Nick Hexum?", [hexum])
+    assert not on_subject("Which singer is American, Mark King or Nick Hexum?", [footnote])
 
 
 def test_confidence_is_never_high_when_the_evidence_misses_a_subject() -> None:

@@ -109,8 +109,11 @@ class Grader:
                       sub_question=sub_question, kept=len(items), dropped=0)
             return GradeOutcome(kept=kept, degraded=True)
         relevant = _ids(list(grades.relevant), len(items))
-        if relevant and not on_subject(question, [items[n - 1] for n in relevant]):
-            emit_step("off_subject", "the passages graded relevant do not name the "
+        # judged on every passage found, not only the relevant ones: in a two-hop question
+        # the bridge passage ("Two Dollar Radio ...") need not name the question's subject
+        # ("Grace Krilanovich") when the first-hop passage beside it does
+        if relevant and not on_subject(question, items):
+            emit_step("off_subject", "none of the passages found names enough of the "
                       "question's subjects; all dropped", sub_question=sub_question)
             relevant = set()
         outcome = GradeOutcome(
