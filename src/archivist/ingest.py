@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -24,7 +23,12 @@ from pathlib import Path
 
 from archivist.contextualize import ContextStats, Contextualizer, indexed_texts
 from archivist.documents.chunked import Chunked, ChunkSizes, chunk_document
-from archivist.documents.conversion import ConversionJob, conversion_pool
+from archivist.documents.conversion import (
+    ConversionJob,
+    ConversionPool,
+    conversion_pool,
+    converted_ahead,
+)
 from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file, markdown_title
 from archivist.documents.pdf import OcrMode
 from archivist.index.sparse import SparseVector
@@ -126,7 +130,10 @@ class Ingestor:
         self.workers = workers
         self.catalog = store.catalog
         self.report = IngestReport()
-        self._stage: StageCallback = no_stage
+        self._report: StageCallback = no_stage
+        self._pool: ConversionPool | None = None
+        self._current = 0
+        self._converted: dict[int, int] = {}  # position in the run: its pages converted
         self._deferred: set[str] = set()
         self.contextualizer: Contextualizer | None = None
         self.context_stats = ContextStats()
@@ -155,39 +162,42 @@ class Ingestor:
         prepared = [self._prepare(path) for path in files]
         pdfs = sum(1 for p in prepared if isinstance(p, ConversionJob) and p.is_pdf)
         with conversion_pool(self.workers, pdfs) as pool:
-            inflight: deque[tuple[int, Future[LoadedDocument] | None]] = deque()
-            ahead = max(2, 2 * getattr(pool, "_max_workers", 1))
-            position = 0
-            for index in range(len(prepared)):
-                while position < len(prepared) and len(inflight) < ahead:
-                    job = prepared[position]
-                    future = None
-                    if pool is not None and isinstance(job, ConversionJob) and job.is_pdf:
-                        future = pool.submit(load_file, job.path, self.ocr, layout=self.layout)
-                    inflight.append((position, future))
-                    position += 1
-                _, future = inflight.popleft()
-                job = prepared[index]
-                self._stage = stage_reporter(progress, index, len(files),
-                                              str(getattr(job, 'path', '')))
+            self._pool = pool
+            conversions = converted_ahead(pool, prepared, self.ocr, self.layout)
+            for index, (job, future) in enumerate(zip(prepared, conversions, strict=True)):
+                self._current = index
+                self._report = stage_reporter(progress, index, len(files),
+                                              str(getattr(job, "path", "")), self.pages_converted)
                 if isinstance(job, ConversionJob):
-                    self._stage("converting")
+                    self._stage("converting", self._converted.get(index, 0))
                 result = job if isinstance(job, FileResult) else self._finish(job, future)
+                self._count(index, result.pages)
                 self.report.results.append(result)
                 if progress:
-                    progress(
-                        IngestProgress(
-                            index + 1,
-                            len(files),
-                            result.path,
-                            result.pages,
-                            result.chunks,
-                            result,
-                            result.ocr_pages,
-                            result.ocr_seconds,
-                        )
-                    )
+                    progress(IngestProgress(
+                        index + 1, len(files), result.path, result.pages, result.chunks, result,
+                        result.ocr_pages, result.ocr_seconds,
+                        pages_converted=self.pages_converted()))
+            self._pool = None
         return self.report
+
+    def pages_converted(self) -> int:
+        """Pages converted so far, in every file of the run."""
+        return sum(self._converted.values())
+
+    def _count(self, position: int, pages: int) -> None:
+        self._converted[position] = max(self._converted.get(position, 0), pages)
+
+    def _converting(self, position: int, pages: int) -> None:
+        """A file's pages converted so far (this file's, or one converting ahead)."""
+        self._count(position, pages)
+        self._report("converting", self._converted.get(self._current, 0))
+
+    def _stage(self, stage: str, pages: int = 0, done: int = 0, total: int = 0) -> None:
+        """Report the current file's stage (with the pages converted ahead meanwhile)."""
+        if self._pool is not None:
+            self._pool.drain(self._count)
+        self._report(stage, pages, done, total)
 
     def _prepare(self, path: Path) -> FileResult | ConversionJob:
         """What is known before converting: skipped, unreadable, unchanged, or a job."""
@@ -197,9 +207,8 @@ class Ingestor:
         try:
             data = path.read_bytes()
         except OSError as exc:
-            return FileResult(
-                str(path), IngestOutcome.FAILED, reason=f"cannot read: {exc.strerror}"
-            )
+            reason = f"cannot read: {exc.strerror}"
+            return FileResult(str(path), IngestOutcome.FAILED, reason=reason)
         digest = content_hash(data)
         document_id = digest[:16]
         abs_path = str(path.resolve())
@@ -212,15 +221,15 @@ class Ingestor:
     def _convert(self, job: ConversionJob, future: Future[LoadedDocument] | None) -> LoadedDocument:
         """The converted file: from the pool when it went there, else converted here."""
         started = time.perf_counter()
-        if future is not None:
+        if future is not None and self._pool is not None:
             try:
-                loaded = future.result()
+                loaded = self._pool.wait(future, self._converting)
             except BrokenProcessPool:  # a converter process died: try once more here
                 loaded = load_file(job.path, ocr=self.ocr, layout=self.layout)
             seconds = loaded.conversion_seconds
         else:
             loaded = load_file(job.path, ocr=self.ocr, layout=self.layout,
-                               on_pages=lambda done: self._stage("converting", done))
+                               on_pages=lambda done: self._converting(self._current, done))
             seconds = time.perf_counter() - started
         self.report.timings["conversion wait"] += time.perf_counter() - started
         self.report.timings["ocr"] += loaded.ocr_seconds
@@ -257,21 +266,15 @@ class Ingestor:
             title=loaded.title,
         )
         try:
-            self._write(record, chunked, job.previous)
+            self._write_many([(record, chunked, job.previous)])
         except Exception as exc:  # rolled back (by _write_many); the batch goes on
             log.warning("ingest of %s failed, rolled back", path, exc_info=True)
             reason = write_reason(exc) + self._rollback_note(document_id)
             return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=reason)
         outcome = IngestOutcome.REPLACED if job.previous else IngestOutcome.ADDED
-        return FileResult(
-            str(path),
-            outcome,
-            document_id,
-            pages=loaded.page_count,
-            chunks=len(chunked.children),
-            ocr_pages=loaded.ocr_pages,
-            ocr_seconds=loaded.ocr_seconds,
-        )
+        return FileResult(str(path), outcome, document_id, pages=loaded.page_count,
+                          chunks=len(chunked.children), ocr_pages=loaded.ocr_pages,
+                          ocr_seconds=loaded.ocr_seconds)
 
     def run_texts(
         self, items: Iterable[tuple[str, str]], progress: ProgressCallback | None = None
@@ -328,11 +331,6 @@ class Ingestor:
             if progress:
                 progress(IngestProgress(index, len(items), name, 0, result.chunks, result))
         return self.report
-
-    def _write(
-        self, record: DocumentRecord, chunked: Chunked, previous: list[DocumentRecord]
-    ) -> None:
-        self._write_many([(record, chunked, previous)])
 
     def _write_many(
         self, batch: list[tuple[DocumentRecord, Chunked, list[DocumentRecord]]]

@@ -23,6 +23,8 @@ class IngestProgress:
     While a file is being ingested, ``stage`` says what happens to it (``converting``,
     ``embedding``, ``indexing``), with its page count and the chunks embedded so far out
     of ``stage_total``; ``pages`` and ``chunks`` stay 0 until the file is done.
+    ``pages_converted`` counts the pages converted so far in every file of the run (PDFs
+    convert several at a time, ahead of the one being written): exact, never estimated.
     """
 
     files_done: int
@@ -37,6 +39,7 @@ class IngestProgress:
     stage_pages: int = 0
     stage_done: int = 0
     stage_total: int = 0
+    pages_converted: int = 0
 
 
 ProgressCallback = Callable[[IngestProgress], None]
@@ -49,15 +52,20 @@ def no_stage(*_args: object) -> None:
 
 
 def stage_reporter(
-    progress: ProgressCallback | None, files_done: int, files_total: int, path: str
+    progress: ProgressCallback | None, files_done: int, files_total: int, path: str,
+    converted: Callable[[], int] = lambda: 0,
 ) -> StageCallback:
-    """A callback reporting one file's stages to ``progress`` (if any)."""
+    """A callback reporting one file's stages to ``progress`` (if any).
+
+    ``converted`` says how many pages the run has converted so far.
+    """
     if progress is None:
         return no_stage
 
     def report(stage: str, pages: int = 0, done: int = 0, total: int = 0) -> None:
         progress(IngestProgress(files_done, files_total, path, stage=stage, stage_pages=pages,
-                                stage_done=done, stage_total=total))
+                                stage_done=done, stage_total=total,
+                                pages_converted=converted()))
 
     return report
 

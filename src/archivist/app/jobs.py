@@ -52,12 +52,14 @@ class Job:
     current_pages: int = 0
     current_chunks_done: int = 0
     current_chunks_total: int = 0
+    pages_converted: int = 0
     done: threading.Event = field(default_factory=threading.Event)
 
     def follow(self, event: IngestProgress) -> None:
         """Take in one progress event of the ingest."""
         self.files_done = event.files_done
         self.current = Path(event.path).name
+        self.pages_converted = max(self.pages_converted, event.pages_converted)
         if event.result is None:
             self.stage = event.stage
             self.current_pages = event.stage_pages
@@ -86,7 +88,7 @@ class Job:
             current += f" ({self.current_pages} pages)"
         if self.current_chunks_total:
             current += f": {self.current_chunks_done}/{self.current_chunks_total} chunks"
-        done = f"{self.pages + self.current_pages} pages, {self.chunks} chunks indexed"
+        done = f"{self.pages_converted} pages converted, {self.chunks} chunks indexed"
         return f"{self.stage}{current} · {where} · {done}"
 
     def view(self) -> IngestJob:
@@ -110,6 +112,7 @@ class Job:
             current_pages=self.current_pages,
             current_chunks_done=self.current_chunks_done,
             current_chunks_total=self.current_chunks_total,
+            pages_converted=self.pages_converted,
         )
 
 

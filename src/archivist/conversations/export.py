@@ -78,7 +78,8 @@ def turn_json(record: TurnRecord) -> dict[str, Any]:
     return {
         "turn": record.turn, "question": record.question, "answer": record.answer,
         "status": record.status, "confidence": record.confidence, "sources": record.sources,
-        "feedback": feedback, "created_at": record.created_at,
+        "feedback": feedback, "created_at": record.created_at, "steps": record.steps,
+        "stats": record.stats,
     }
 
 

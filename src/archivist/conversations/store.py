@@ -1,7 +1,9 @@
 """The turn log: each finished turn (question, answer, sources, settings) and its feedback.
 
 One SQLite file (``data_dir/turns.sqlite``). Turns are numbered from 1 within their
-conversation. A rating replaces any earlier rating of the same turn.
+conversation. A rating replaces any earlier rating of the same turn. Each turn keeps the
+steps it showed while it ran and its figures (``stats``, with any ``errors`` it noted), so
+a conversation read back shows what it showed live.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ CREATE TABLE IF NOT EXISTS turns (
     sources TEXT NOT NULL,
     settings TEXT NOT NULL,
     created_at REAL NOT NULL,
+    steps TEXT NOT NULL DEFAULT '[]',
+    stats TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (thread_id, turn)
 );
 CREATE TABLE IF NOT EXISTS feedback (
@@ -88,6 +92,8 @@ class TurnRecord:
     confidence: str | None = None
     feedback: Feedback | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
 
 
 class TurnLog:
@@ -101,6 +107,11 @@ class TurnLog:
         self._lock = threading.Lock()
         with self._lock, self._conn:
             self._conn.executescript(_SCHEMA)
+            columns = {row[1] for row in self._conn.execute("PRAGMA table_info(turns)")}
+            for column, empty in (("steps", "[]"), ("stats", "{}")):  # logs made before them
+                if column not in columns:
+                    self._conn.execute(f"ALTER TABLE turns ADD COLUMN {column} TEXT NOT NULL "
+                                       f"DEFAULT '{empty}'")
 
     def close(self) -> None:
         """Close the database."""
@@ -110,6 +121,7 @@ class TurnLog:
     def record(
         self, thread_id: str, question: str, answer: str, status: str,
         sources: list[dict[str, Any]], settings: dict[str, Any], confidence: str | None = None,
+        steps: list[dict[str, Any]] | None = None, stats: dict[str, Any] | None = None,
     ) -> int:
         """Store a finished turn; returns its number in the conversation (from 1)."""
         with self._lock, self._conn:
@@ -118,10 +130,12 @@ class TurnLog:
             ).fetchone()
             number = int(row[0]) + 1
             self._conn.execute(
-                "INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO turns (thread_id, turn, question, answer, status, confidence, "
+                "sources, settings, created_at, steps, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (thread_id, number, question, answer, status, confidence,
                  json.dumps(sources, ensure_ascii=False), json.dumps(settings, default=str),
-                 time.time()),
+                 time.time(), json.dumps(steps or [], ensure_ascii=False, default=str),
+                 json.dumps(stats or {}, ensure_ascii=False, default=str)),
             )
         return number
 
@@ -180,7 +194,8 @@ def _record(row: sqlite3.Row) -> TurnRecord:
         thread_id=row["thread_id"], turn=int(row["turn"]), question=row["question"],
         answer=row["answer"], status=row["status"], sources=json.loads(row["sources"]),
         settings=json.loads(row["settings"]), created_at=float(row["created_at"]),
-        confidence=row["confidence"], feedback=feedback,
+        confidence=row["confidence"], feedback=feedback, steps=json.loads(row["steps"]),
+        stats=json.loads(row["stats"]),
     )
 
 
@@ -190,6 +205,9 @@ def recorded(
 ) -> Iterator[Event]:
     """Pass a turn's events through, storing the turn in ``log`` when it is done."""
     tokens: list[str] = []
+    steps: list[dict[str, Any]] = []
+    stats: dict[str, Any] = {}
+    errors: list[str] = []
     sources: list[dict[str, Any]] = []
     confidence: str | None = None
     clarification: str | None = None
@@ -197,6 +215,12 @@ def recorded(
         data = event.data
         if event.type == "token":
             tokens.append(str(data["text"]))
+        elif event.type == "step":
+            steps.append(dict(data))
+        elif event.type == "stats":
+            stats = dict(data)
+        elif event.type == "error":
+            errors.append(str(data.get("message") or ""))
         elif event.type == "sources":
             sources = list(data.get("sources") or [])
             confidence = data.get("confidence")
@@ -206,5 +230,8 @@ def recorded(
             status = str(data.get("status") or "answered")
             answer = clarification or str(data.get("answer") or "".join(tokens))
             if status != "error":
-                log.record(thread_id, question, answer, status, sources, settings, confidence)
+                if errors:
+                    stats["errors"] = errors
+                log.record(thread_id, question, answer, status, sources, settings, confidence,
+                           steps, stats)
         yield event

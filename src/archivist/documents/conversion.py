@@ -1,18 +1,33 @@
-"""Convert files in a pool of processes, ahead of the thread that embeds and writes them."""
+"""Convert files in a pool of processes, ahead of the thread that embeds and writes them.
+
+Each converter process sends the pages it has converted so far (``(position, pages)``)
+back on a queue, so the writing thread can show every PDF's pages counting up while
+several convert at once.
+"""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+import queue
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from archivist.types import DocumentRecord
+from archivist.documents.loaders import load_file
+from archivist.documents.pdf import OcrMode
+from archivist.types import DocumentRecord, LoadedDocument
 
-__all__ = ["ConversionJob", "conversion_pool"]
+__all__ = [
+    "ConversionJob", "ConversionPool", "PagesCallback", "conversion_pool", "converted_ahead",
+]
+
+PagesCallback = Callable[[int, int], None]  # (position of the file, its pages converted)
+_updates: Any = None  # in a converter process: the queue its page counts go to
 
 
 @dataclass
@@ -31,8 +46,88 @@ class ConversionJob:
         return self.path.suffix.lower() == ".pdf"
 
 
+def _start_converter(updates: Any) -> None:
+    """Run once in each converter process: keep the queue page counts go to."""
+    global _updates
+    _updates = updates
+
+
+def _convert(position: int, path: Path, ocr: OcrMode, layout: bool) -> LoadedDocument:
+    """``load_file`` in a converter process, sending its page counts to the parent."""
+    updates = _updates
+
+    def report(pages: int) -> None:
+        if updates is not None:
+            updates.put((position, pages))
+
+    return load_file(path, ocr, on_pages=report, layout=layout)
+
+
+class ConversionPool:
+    """Spawned processes converting PDFs, and the page counts they report."""
+
+    def __init__(self, workers: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.workers = workers
+        self._updates = context.Queue()
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_start_converter,
+            initargs=(self._updates,),
+        )
+
+    def submit(self, position: int, path: Path, ocr: OcrMode, layout: bool
+               ) -> Future[LoadedDocument]:
+        """Convert the file at ``path`` (the ``position``-th of the run) in a process."""
+        return self._executor.submit(_convert, position, path, ocr, layout)
+
+    def drain(self, on_pages: PagesCallback, timeout: float = 0.0) -> None:
+        """Pass on every page count reported so far, waiting up to ``timeout`` for one."""
+        while True:
+            try:
+                position, pages = (self._updates.get(timeout=timeout) if timeout
+                                   else self._updates.get_nowait())
+            except queue.Empty:
+                return
+            on_pages(position, pages)
+            timeout = 0.0
+
+    def wait(self, future: Future[LoadedDocument], on_pages: PagesCallback,
+             poll: float = 0.1) -> LoadedDocument:
+        """The converted file, passing on page counts while it (and others) convert."""
+        while not future.done():
+            self.drain(on_pages, poll)
+        self.drain(on_pages)
+        return future.result()
+
+    def close(self) -> None:
+        """Stop the processes (pending conversions are cancelled)."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._updates.close()
+        self._updates.join_thread()
+
+
+def converted_ahead(pool: ConversionPool | None, jobs: Sequence[object], ocr: OcrMode,
+                    layout: bool) -> Iterator[Future[LoadedDocument] | None]:
+    """Each job's conversion, in order: a future for a PDF sent to the pool, else None.
+
+    PDFs are submitted a few files ahead of the one being written.
+    """
+    inflight: deque[Future[LoadedDocument] | None] = deque()
+    ahead = max(2, 2 * pool.workers) if pool is not None else 1
+    position = 0
+    for _ in jobs:
+        while position < len(jobs) and len(inflight) < ahead:
+            job = jobs[position]
+            if pool is not None and isinstance(job, ConversionJob) and job.is_pdf:
+                inflight.append(pool.submit(position, job.path, ocr, layout))
+            else:
+                inflight.append(None)
+            position += 1
+        yield inflight.popleft()
+
+
 @contextmanager
-def conversion_pool(workers: int, pdfs: int) -> Iterator[ProcessPoolExecutor | None]:
+def conversion_pool(workers: int, pdfs: int) -> Iterator[ConversionPool | None]:
     """Processes converting PDFs, or None when one process is enough.
 
     ``workers`` 0 means one per CPU core, at most 4. A pool is worth its start-up (about a
@@ -44,8 +139,8 @@ def conversion_pool(workers: int, pdfs: int) -> Iterator[ProcessPoolExecutor | N
     if count < 2:
         yield None
         return
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"))
+    pool = ConversionPool(count)
     try:
         yield pool
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.close()

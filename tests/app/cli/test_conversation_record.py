@@ -71,6 +71,17 @@ def test_sources_name_the_section_and_passage(answered: dict[str, object]) -> No
     assert "five years" in source["passage"]
 
 
+def test_turns_keep_the_steps_the_answer_showed(
+    http: httpx.Client, answered: dict[str, object]
+) -> None:
+    answer = answered["answer"]
+    assert isinstance(answer, dict)
+    (turn,) = http.get(f"/v1/conversations/{answered['thread']}/turns",
+                       headers=ALICE).json()["turns"]
+    assert answer["steps"] and turn["steps"] == answer["steps"]
+    assert turn["stats"] == answer["stats"] and turn["stats"]["llm_calls"] > 0
+
+
 def test_passage_and_highlighted_page(http: httpx.Client, answered: dict[str, object]) -> None:
     answer = answered["answer"]
     assert isinstance(answer, dict)

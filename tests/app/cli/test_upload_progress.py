@@ -1,4 +1,8 @@
-"""Upload progress on a real server: the stage, the pages and the chunks of the file at hand."""
+"""Upload progress on a real server: the stage, the pages and the chunks of the file at hand.
+
+One PDF converts in the server's process; several together convert in a pool of processes
+(``tests/app/api/test_upload_progress_pdfs.py``).
+"""
 
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
         for n in range(1, PAGES + 1)
     ])
     library = Application(Settings(data_dir=tmp_path / "lib", llm="scripted"), embedder=embedder)
-    seen: list[tuple[str, int, int, int]] = []
+    seen: list[tuple[str, int, int, int, int]] = []
     try:
         with served(create_app(library, ui=False)) as url, httpx.Client(
                 base_url=url, timeout=60) as http:
@@ -37,7 +41,7 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
             while True:
                 view = http.get(f"/v1/documents/jobs/{job['job_id']}").json()
                 seen.append((view["stage"], view["current_pages"], view["current_chunks_done"],
-                             view["current_chunks_total"]))
+                             view["current_chunks_total"], view["pages_converted"]))
                 if view["status"] in ("done", "failed"):
                     break
                 assert time.monotonic() < deadline, "the upload did not finish"
@@ -48,8 +52,15 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
     assert view["chunks"] > 64 and view["stage"] == "done"
     embedding = [s for s in seen if s[0] == "embedding"]
     assert embedding, seen
-    assert all(pages == PAGES and total == view["chunks"] for _, pages, _, total in embedding)
-    counts = [done for _, _, done, _ in embedding]
+    assert all(pages == PAGES and total == view["chunks"] for _, pages, _, total, _ in embedding)
+    counts = [done for _, _, done, _, _ in embedding]
     assert len(set(counts)) >= 2 and counts == sorted(counts), counts  # the chunks count up
+    # before that, its pages count up while it converts (8 at a time), exactly
+    converting = [(pages, converted) for stage, pages, _, _, converted in seen
+                  if stage == "converting"]
+    assert all(pages == converted for pages, converted in converting), converting
+    shown = [pages for pages, _ in converting]
+    assert shown == sorted(shown) and len({p for p in shown if 0 < p < PAGES}) >= 2, shown
+    assert view["pages_converted"] == PAGES
     stages = [s[0] for s in seen]
     assert stages.index("embedding") < stages.index("done")

@@ -246,7 +246,7 @@ def upload_long_pdf(page: Any, long_pdf: Path) -> None:
     shot(page, "conv-05b-uploaded")
     progress: list[str] = page.evaluate("window.__progress")
     counts = [(int(m.group(1)), int(m.group(2))) for text in progress
-              if (m := re.search(r"(\d+) pages, (\d+) chunks indexed", text))]
+              if (m := re.search(r"(\d+) pages converted, (\d+) chunks indexed", text))]
     pages = [p for p, _ in counts]
     chunks = [c for _, c in counts]
     # the pages count up while the PDF converts, then its chunks are embedded

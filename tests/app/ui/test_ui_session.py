@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from archivist.app.api.auth import owner_of
+from archivist.app.ui.render import ChatTurn, turn_messages
 from archivist.app.ui.session import UiConversations, quoted
 
 ALICE = {"Authorization": "Bearer key-alice"}
@@ -50,3 +51,23 @@ def test_one_key_never_sees_anothers_conversation_in_the_ui(
 
 def test_a_quoted_passage_keeps_its_headings_as_plain_lines() -> None:
     assert quoted("## Warranty\n\nFive years.") == "> Warranty\n>\n> Five years."
+
+
+def test_a_conversation_read_back_shows_the_steps_it_showed_live(
+    keyed_app: FastAPI, keyed_client: TestClient
+) -> None:
+    """The live chat and the chat rebuilt from the turn log (a reload) are the same."""
+    chat = keyed_app.state.chat
+    thread = chat.create(owner_of("key-alice"), "default")
+    live = ChatTurn([], QUESTION, 1)
+    events = chat.events(QUESTION, thread, "default")
+    try:
+        for event in events:
+            live.apply(event)
+    finally:
+        events.close()
+    shown = live.messages()
+    (steps,) = [m for m in shown if m.get("metadata")]
+    assert steps["metadata"]["title"].startswith("Steps (") and "**search**" in steps["content"]
+    assert "LLM calls" in steps["metadata"]["log"]
+    assert turn_messages(chat.turns.turns(thread)) == shown

@@ -82,7 +82,7 @@ class IngestJob(BaseModel):
         ],
         "counts": {"added": 1, "unchanged": 0, "replaced": 0, "failed": 1, "skipped": 0},
         "error": None, "stage": "done", "pages": 12, "chunks": 61, "current_pages": 0,
-        "current_chunks_done": 0, "current_chunks_total": 0,
+        "current_chunks_done": 0, "current_chunks_total": 0, "pages_converted": 12,
     }]})
 
     job_id: str
@@ -95,11 +95,15 @@ class IngestJob(BaseModel):
     counts: dict[str, int]
     error: str | None = None
     stage: str = Field(default="queued", description="What the ingest is doing now.")
-    pages: int = Field(default=0, description="Pages ingested so far.")
+    pages: int = Field(default=0, description="Pages of the files finished so far.")
     chunks: int = Field(default=0, description="Chunks indexed so far.")
-    current_pages: int = Field(default=0, description="Pages of the file being ingested.")
+    current_pages: int = Field(default=0, description=(
+        "Pages of the file being ingested: converted so far while it converts."))
     current_chunks_done: int = Field(default=0, description="Its chunks embedded so far.")
     current_chunks_total: int = Field(default=0, description="Its chunks in all.")
+    pages_converted: int = Field(default=0, description=(
+        "Pages converted so far in every file of the upload (PDFs uploaded together "
+        "convert several at a time, ahead of the file being embedded)."))
 
 
 class SearchHitOut(BaseModel):

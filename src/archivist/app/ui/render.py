@@ -114,11 +114,42 @@ def answer_markdown(
     return f"{text}\n\n{block}" if block else text
 
 
+def step_line(step: dict[str, Any]) -> str:
+    """One step as the Steps box lists it."""
+    return f"**{step.get('kind')}**: {step.get('detail', '')}"
+
+
+def steps_message(steps: list[dict[str, Any]], stats: dict[str, Any], finished: bool,
+                  duration: float | None = None) -> Message:
+    """The collapsible Steps box above an answer (live, or read back from the turn log)."""
+    metadata: dict[str, Any] = {"title": f"Steps ({len(steps)})",
+                                "status": "done" if finished else "pending"}
+    if finished:
+        seconds = stats.get("wall_seconds", duration)
+        if seconds is not None:
+            metadata["duration"] = round(float(seconds), 2)
+    if stats:
+        metadata["log"] = stats_line(stats)
+    content = "\n".join(f"- {step_line(s)}" for s in steps) or "thinking…"
+    return {"role": "assistant", "content": content, "metadata": metadata}
+
+
+def notice(message: str) -> Message:
+    """A warning the turn gave (a failed web search, an unreachable model)."""
+    return {"role": "assistant", "content": f"**Warning:** {message}"}
+
+
 def turn_messages(records: list[TurnRecord]) -> list[Message]:
-    """A stored conversation as chat messages (each answer with its linked sources)."""
+    """A stored conversation as chat messages.
+
+    Each answer comes with the steps it showed while it ran, its warnings and its sources.
+    """
     messages: list[Message] = []
     for record in records:
         messages.append({"role": "user", "content": record.question})
+        if record.steps:
+            messages.append(steps_message(record.steps, record.stats, finished=True))
+        messages += [notice(m) for m in record.stats.get("errors") or []]
         if record.status == "clarification":
             messages.append({"role": "assistant", "content": record.answer})
         else:
@@ -141,12 +172,12 @@ class ChatTurn:
     def __init__(self, history: list[Message], question: str, number: int) -> None:
         self.history = [*history, {"role": "user", "content": question}]
         self.number = number
-        self.steps: list[str] = []
+        self.steps: list[dict[str, Any]] = []
         self.answer = ""
         self.sources: list[dict[str, Any]] = []
         self.confidence: str | None = None
         self.notices: list[str] = []
-        self.stats = ""
+        self.stats: dict[str, Any] = {}
         self.clarification: str | None = None
         self.started = time.perf_counter()
         self.finished = False
@@ -155,7 +186,7 @@ class ChatTurn:
         """Fold one event into the turn."""
         data = event.data
         if event.type == "step":
-            self.steps.append(f"**{data.get('kind')}**: {data.get('detail', '')}")
+            self.steps.append(dict(data))
         elif event.type == "token":
             self.answer += str(data["text"])
         elif event.type == "clarification":
@@ -164,9 +195,9 @@ class ChatTurn:
             self.sources = list(data.get("sources") or [])
             self.confidence = data.get("confidence")
         elif event.type == "stats":
-            self.stats = stats_line(data)
+            self.stats = dict(data)
         elif event.type == "error":
-            self.notices.append(f"**Warning:** {data['message']}")
+            self.notices.append(str(data["message"]))
         elif event.type == "done":
             self.finished = True
             if not self.answer and not self.clarification and data.get("answer"):
@@ -176,16 +207,9 @@ class ChatTurn:
         """The chat as it should look now."""
         out = list(self.history)
         if self.steps or not self.finished:
-            status = "done" if self.finished else "pending"
-            metadata: dict[str, Any] = {"title": f"Steps ({len(self.steps)})", "status": status}
-            if self.finished:
-                metadata["duration"] = round(time.perf_counter() - self.started, 2)
-            if self.stats:
-                metadata["log"] = self.stats
-            content = "\n".join(f"- {s}" for s in self.steps) or "thinking…"
-            out.append({"role": "assistant", "content": content, "metadata": metadata})
-        for notice in self.notices:
-            out.append({"role": "assistant", "content": notice})
+            out.append(steps_message(self.steps, self.stats, self.finished,
+                                     time.perf_counter() - self.started))
+        out += [notice(message) for message in self.notices]
         if self.clarification:
             out.append({"role": "assistant", "content": self.clarification})
         elif self.answer:

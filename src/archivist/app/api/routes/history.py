@@ -59,6 +59,10 @@ class TurnOut(BaseModel):
     rating: Literal["up", "down"] | None = None
     comment: str = ""
     created_at: float
+    steps: list[dict[str, Any]] = Field(
+        default_factory=list, description="The steps the answer showed while it ran.")
+    stats: dict[str, Any] = Field(
+        default_factory=dict, description="Its figures (LLM calls, tool calls, time, errors).")
 
 
 class TurnList(BaseModel):
@@ -85,6 +89,7 @@ def turn_out(record: TurnRecord) -> TurnOut:
         sources=[Source(**s) for s in record.sources],
         rating=feedback.rating if feedback else None,
         comment=feedback.comment if feedback else "", created_at=record.created_at,
+        steps=record.steps, stats=record.stats,
     )
 
 
