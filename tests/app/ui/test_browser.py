@@ -68,14 +68,28 @@ def open_ui(browser: Any, url: str) -> Any:
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(f"{url}/ui/")
-    page.get_by_role("tab", name="Chat").wait_for()
+    ready(page)
     return page
 
 
+def ready(page: Any) -> None:
+    """Wait until the UI has finished loading (its load event filled the sidebar)."""
+    page.get_by_role("tab", name="Chat").wait_for()
+    page.locator("#thread-id.loaded").wait_for(state="attached")
+
+
 def ask(page: Any, question: str) -> None:
-    """Type a question and send it."""
+    """Type a question and send it; wait until it shows in the chat."""
     page.locator("#question textarea").fill(question)
     page.locator("#send").click()
+    page.locator("#chatbot").filter(has_text=question).first.wait_for()
+
+
+def finished_steps(page: Any) -> Any:
+    """The latest answer's Steps box, once the turn is over (its time is shown)."""
+    box = page.locator("#chatbot .thought-group").last
+    box.locator(".duration").filter(has_text=re.compile(r"\(\d[\d.]*m?s\)")).wait_for()
+    return box
 
 
 def bot_texts(page: Any) -> list[str]:
@@ -132,17 +146,15 @@ def walk(page: Any, browser: Any, server_url: str, corpus: dict[str, Path]) -> N
     texts = bot_texts(page)
     assert any("five years" in t for t in texts), texts
     assert any("Sources" in t and "zephyr-manual.pdf, p. 3" in t for t in texts), texts
+    box = finished_steps(page)
     steps = page.locator("#chatbot").get_by_text(re.compile(r"^Steps \(\d+\)$"))
     assert steps.count() == 1
     first_thread = page.locator("#thread-id").inner_text()
-    page.wait_for_timeout(500)  # the finished steps fold away
-    step_line = page.locator("#chatbot").get_by_text("search", exact=True).first
-    assert not step_line.is_visible()
+    step_line = box.get_by_text("search", exact=True).first
+    step_line.wait_for(state="hidden")  # the finished steps fold away
     shot(page, "02-answer-with-sources")
     steps.first.click()  # unfold the steps
     step_line.wait_for(state="visible")
-    page.wait_for_timeout(500)
-    assert step_line.is_visible()
     shot(page, "03-steps-expanded")
 
     # 3. a clarification is a normal turn; the reply is just the next message

@@ -18,7 +18,15 @@ from typing import Any
 import pymupdf
 import pytest
 from tests.app.server_helpers import FILLER, SlowStreamingModel, make_pdf, served
-from tests.app.ui.test_browser import SHOTS, browser, shot, wait_text  # noqa: F401  (fixture)
+from tests.app.ui.test_browser import (  # noqa: F401  (browser: a fixture)
+    SHOTS,
+    ask,
+    browser,
+    finished_steps,
+    ready,
+    shot,
+    wait_text,
+)
 
 from archivist.app.api.app import create_app
 from archivist.application import Application
@@ -74,17 +82,24 @@ def open_ui(browser: Any, url: str) -> Any:  # noqa: F811
     return page
 
 
-def ready(page: Any) -> None:
-    """Wait until the UI has finished loading (its load event filled the sidebar)."""
-    page.get_by_role("tab", name="Chat").wait_for()
-    page.locator("#thread-id.loaded").wait_for(state="attached")
+def unfolded_steps(page: Any) -> str:
+    """The latest answer's Steps box, unfolded: its title, time, figures and step lines."""
+    box = finished_steps(page)
+    line = box.get_by_text("search", exact=True).first
+    line.wait_for(state="hidden")  # a finished turn's steps are folded
+    box.get_by_text(re.compile(r"^Steps \(\d+\)$")).click()
+    line.wait_for(state="visible")
+    return str(box.inner_text())
 
 
-def ask(page: Any, question: str) -> None:
-    """Type a question and send it; wait until it shows in the chat."""
-    page.locator("#question textarea").fill(question)
-    page.locator("#send").click()
-    page.locator("#chatbot").filter(has_text=question).first.wait_for()
+def switch_collection(page: Any, name: str) -> None:
+    """Pick a collection; wait until the switch has landed (a new, empty conversation)."""
+    page.locator("#collection input").click()
+    page.get_by_role("option", name=name).click()
+    page.locator("#thread-id").filter(has_text="new conversation").wait_for()
+    page.wait_for_function(
+        "(name) => document.querySelector('#collection input').value === name"
+        " && !document.querySelector('#chatbot').innerText.includes('five years')", arg=name)
 
 
 def conversation_titles(page: Any) -> list[str]:
@@ -116,12 +131,15 @@ def walk(page: Any, url: str, library: Application, long_pdf: Path) -> None:
     wait_text(page, "#chatbot", "zephyr-manual.pdf, p. 3")
     page.locator("#conversations").filter(
         has_text="How long does the Zephyr warranty last").wait_for()
+    live_steps = unfolded_steps(page)
+    assert "LLM calls" in live_steps, live_steps
     shot(page, "conv-01-asked")
 
-    # 2. reload: the conversation comes back with its answer and sources
+    # 2. reload: the conversation comes back with its answer, sources and the same steps
     page.reload()
     ready(page)
     wait_text(page, "#chatbot", "zephyr-manual.pdf, p. 3")
+    assert unfolded_steps(page) == live_steps
     chat = page.locator("#chatbot").inner_text()
     assert QUESTION in chat and "five years" in chat
     assert conversation_titles(page) == ["How long does the Zephyr warranty last"]
@@ -172,10 +190,7 @@ def walk(page: Any, url: str, library: Application, long_pdf: Path) -> None:
 
     # 6. switch collection: a new conversation that searches the orchard notes
     page.get_by_role("tab", name="Chat").click()
-    page.locator("#collection input").click()
-    page.get_by_role("option", name="orchard").click()
-    page.wait_for_function("() => !document.querySelector('#chatbot').innerText"
-                           ".includes('five years')")
+    switch_collection(page, "orchard")
     ask(page, "When are Honeycrisp apples harvested?")
     wait_text(page, "#chatbot", "September")
     wait_text(page, "#chatbot", "orchard.md")
@@ -237,8 +252,12 @@ def upload_long_pdf(page: Any, long_pdf: Path) -> None:
             {childList: true, subtree: true, characterData: true});
     }""")
     page.locator("#upload").click()
-    page.locator("#upload-status").filter(has_text="indexed").first.wait_for(
-        timeout=UPLOAD_TIMEOUT_MS)
+    # the screenshot is taken while the PDF converts, its pages part-way counted
+    page.wait_for_function("""(total) => {
+        const status = document.querySelector('#upload-status');
+        const m = (status ? status.innerText : '').match(/converting \\S+ \\((\\d+) pages\\)/);
+        return m !== null && Number(m[1]) > 0 && Number(m[1]) < total;
+    }""", arg=LONG_PAGES, timeout=UPLOAD_TIMEOUT_MS)
     shot(page, "conv-05a-upload-progress")
     page.locator("#upload-status").filter(has_text=f"{long_pdf.name}: added").wait_for(
         timeout=UPLOAD_TIMEOUT_MS)
