@@ -120,8 +120,9 @@ def measure(url: str, turns: int) -> dict[str, float]:
 
         started = time.perf_counter()
         page.locator("#conversations label").first.click()
-        page.wait_for_function(
-            "n => document.querySelectorAll('#chatbot .bot').length >= n", arg=turns)
+        page.wait_for_function(  # every answer shown, with its Sources (and its Steps box)
+            "n => document.querySelector('#chatbot').innerText.split('Sources').length > n",
+            arg=turns)
         open_s = time.perf_counter() - started
 
         started = time.perf_counter()
