@@ -20,7 +20,7 @@ from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]  # slow on a busy machine
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

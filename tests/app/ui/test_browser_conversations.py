@@ -196,14 +196,16 @@ def walk(page: Any, url: str, library: Application, long_pdf: Path) -> None:
     wait_text(page, "#chatbot", "orchard.md")
     page.locator("#conversations").filter(has_text="When are Honeycrisp apples harvested"
                                           ).wait_for()
-    assert len(conversation_titles(page)) == 2
+    assert conversation_titles(page) == [  # newest first
+        "When are Honeycrisp apples harvested", "How long does the Zephyr warranty last"]
     # the other conversation's source, rating and export are gone from the page
     assert "zephyr" not in page.locator("#source-passage").inner_text()
     assert page.locator("#feedback-status").inner_text().strip() == ""
     assert not page.locator("#export-file").is_visible()
     shot(page, "conv-06-other-collection")
-    # a Markdown source opens its passage and section, with no page picture
-    page.locator("#chatbot a").filter(has_text="[1]").last.click()
+    # a Markdown source (its line in the Sources list) opens its passage and section,
+    # with no page picture
+    page.locator("#chatbot a").filter(has_text="orchard.md").last.click()
     wait_text(page, "#source-passage", "orchard.md")
     assert "Section:" in page.locator("#source-passage").inner_text()
     assert not page.locator("#source-page").is_visible()
