@@ -121,6 +121,34 @@ def test_multihop_finds_the_passage_that_shares_no_word_with_the_question(
     assert multihop[:2] == ["film", "director"] or set(multihop[:2]) == {"film", "director"}
 
 
+def test_hop_two_searches_are_lexical_and_embed_nothing(library: Application, monkeypatch) -> None:
+    items = [("film", FILM), ("director", DIRECTOR)]
+    items += [(f"d{i}", text) for i, text in enumerate(DISTRACTORS)]
+    library.ingest.texts(items)
+    embedder = library.store.embedder
+    embedded: list[str] = []
+    for name in ("embed_query", "embed_queries", "embed_documents"):
+        real = getattr(embedder, name)
+
+        def counting(texts, _real=real):  # type: ignore[no-untyped-def]
+            embedded.extend([texts] if isinstance(texts, str) else texts)
+            return _real(texts)
+
+        monkeypatch.setattr(embedder, name, counting)
+    modes: list[str] = []
+    search_many = library.searcher._search_many
+
+    def recording(queries, k, mode, name, document_ids):  # type: ignore[no-untyped-def]
+        modes.extend([mode] * len(queries))
+        return search_many(queries, k, mode, name, document_ids)
+
+    monkeypatch.setattr(library.searcher, "_search_many", recording)
+    hits = library.searcher.search(QUESTION, 3, "multihop")
+    assert "director" in [h.document_name for h in hits[:2]]
+    assert embedded == [QUESTION]  # hop 1 only: the bridges' searches are BM25
+    assert modes[0] == "hybrid" and len(modes) > 1 and set(modes[1:]) == {"bm25"}
+
+
 def test_search_and_eval_commands_name_every_mode(tmp_path) -> None:
     from typer.testing import CliRunner
 

@@ -24,7 +24,8 @@ from archivist.types import Child, DocumentRecord, SearchHit
 log = logging.getLogger(__name__)
 
 HybridFn = Callable[[list[str], int, str, "list[str] | None"], list[list[SearchHit]]]
-"""``hybrid(queries, k, collection, document_ids)``: one hybrid hit list per query."""
+"""``hybrid(queries, k, collection, document_ids)``: one hit list per query (hybrid, or
+BM25 for the ``lexical`` hop-2 searches)."""
 
 _HEADING_LINE = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
 GRAPH_WEIGHT = 1.0
@@ -101,8 +102,10 @@ class HopSearcher:
         catalog: CatalogView,
         indexer: GraphIndexer,
         max_searches: int = 6,
+        lexical: HybridFn | None = None,
     ) -> None:
         self.hybrid = hybrid
+        self.lexical = lexical or hybrid
         self.catalog = catalog
         self.indexer = indexer
         self.graph = indexer.graph
@@ -116,12 +119,13 @@ class HopSearcher:
     def multihop(
         self, query: str, k: int, collection: str, document_ids: list[str] | None
     ) -> list[SearchHit]:
-        """Hop 1, bridges from its top passages, hop 2 per bridge, fused."""
+        """Hop 1 (hybrid), bridges from its top passages, hop 2 (lexical) per bridge, fused."""
         hits, _ = multihop_search(
             query,
             k,
             lambda queries, depth: self.hybrid(queries, depth, collection, document_ids),
             self.max_searches,
+            hop2_many=lambda queries, depth: self.lexical(queries, depth, collection, document_ids),
         )
         return hits
 

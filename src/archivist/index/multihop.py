@@ -8,6 +8,10 @@ search for ``question + bridge``. The lists are fused with weighted reciprocal-r
 hop 1 weighted highest, so a passage the question finds directly keeps its place and the
 second-hop passage, which often shares no word with the question, moves up beside it.
 
+The hop-2 searches may be of another kind than hop 1: the library runs them as BM25
+searches. A bridge is a name, which words match exactly, and the question's meaning is
+already in hop 1's dense search; BM25 also needs no embedding, the main cost of a search.
+
 The number of searches per question is capped (``multihop_searches``: hop 1 plus at most
 ``multihop_searches - 1`` bridges), so the cost is fixed and known.
 """
@@ -282,16 +286,18 @@ def multihop_search(
     search_many: BatchSearchFn,
     max_searches: int = 6,
     depth: int | None = None,
+    hop2_many: BatchSearchFn | None = None,
 ) -> tuple[list[SearchHit], list[Bridge]]:
     """Hop 1, bridges, hop 2 and fusion; at most ``max_searches`` searches in all.
 
-    ``depth`` is how many hits each search returns before fusion (at least ``k``).
-    Returns the fused hits and the bridges that were followed.
+    ``search_many`` runs hop 1 and ``hop2_many`` (default: the same) the hop-2 searches,
+    all of them in one call. ``depth`` is how many hits each search returns before fusion
+    (at least ``k``). Returns the fused hits and the bridges that were followed.
     """
     depth = max(depth or 0, k, 20)
     first = search_many([question], depth)[0]
     bridges = bridge_candidates(question, top_passages(first), max(0, max_searches - 1))
     if not bridges:
         return first[:k], []
-    second = search_many([f"{question} {b.phrase}" for b in bridges], depth)
+    second = (hop2_many or search_many)([f"{question} {b.phrase}" for b in bridges], depth)
     return order(question, first, second, bridges, k), bridges

@@ -51,6 +51,7 @@ class HybridSearcher:
             store.catalog,
             store.graph_indexer,
             store.settings.multihop_searches,
+            lexical=self._bm25_many,
         )
 
     def search(
@@ -117,6 +118,11 @@ class HybridSearcher:
         self, queries: list[str], k: int, collection: str, document_ids: Any
     ) -> list[list[SearchHit]]:
         return self._search_many(queries, k, "hybrid", collection, document_ids)
+
+    def _bm25_many(
+        self, queries: list[str], k: int, collection: str, document_ids: Any
+    ) -> list[list[SearchHit]]:
+        return self._search_many(queries, k, "bm25", collection, document_ids)
 
     def run(self, request: SearchRequest) -> list[SearchHit]:
         """The hits for a :class:`SearchRequest` (its ``None`` fields from the settings)."""
