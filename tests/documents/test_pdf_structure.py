@@ -166,6 +166,31 @@ def test_a_real_table_split_across_parents_repeats_its_header(amcor: LoadedDocum
 
 
 @pytest.mark.slow
+def test_a_real_row_longer_than_a_parent_is_a_parent_of_its_own(amcor: LoadedDocument) -> None:
+    limit = 1000  # AMCOR's two longest table rows have 1,177 and 1,207 characters
+    tables = [b for b in blocks(amcor.markdown) if b.is_table]
+    rows = {line for b in tables for line in amcor.markdown[b.start : b.end].split("\n")}
+    long_rows = sorted((r for r in rows if len(r) > limit), key=len)
+    assert len(long_rows) >= 2
+    sizes = ChunkSizes(parent_min_chars=0, parent_max_chars=limit, child_chars=500)
+    chunked = chunk_document(amcor, "d", "c", sizes)
+    for parent in chunked.parents:
+        for line in parent.text.split("\n"):
+            if line.lstrip().startswith("|"):
+                assert line in rows, f"a row was cut: {line[:80]!r}"
+    for row in long_rows:
+        [parent] = [p for p in chunked.parents if row in p.text]
+        table = next(b for b in tables if row in amcor.markdown[b.start : b.end])
+        header = amcor.markdown[table.start : table.end].split("\n", 2)[:2]
+        assert parent.text.split("\n")[:2] == header  # the header comes with the row
+        assert parent.text.rstrip("\n").split("\n")[2:] == [row]  # and nothing else
+        [child] = [c for c in chunked.children if row in c.text]
+        assert child.text.split("\n")[:2] == header
+    fitting = [p for p in chunked.parents if not any(row in p.text for row in long_rows)]
+    assert fitting and all(len(p.text) <= limit + 200 for p in fitting)
+
+
+@pytest.mark.slow
 def test_outline_headings_and_index_pages(r_data: LoadedDocument) -> None:
     paths = {" > ".join(p.heading_path) for p in split_parents(r_data)}
     assert "7 Connections > 7.5 Binary connections" in paths

@@ -21,7 +21,9 @@ Rules for parents (:func:`split_parents`):
   the first heading counts as part of the first chapter. A merged section's heading path
   is the longest common prefix of its parts' paths (whitespace-only parts do not count),
   so the path never claims a heading that does not enclose all of the text.
-* No section is longer than ``max_chars``. A whitespace-only section is never emitted,
+* No section is longer than ``max_chars``, except a Markdown table row longer than that:
+  rows are never cut, so such a row is a section of its own (with its table's header and
+  delimiter rows when it is the first row). A whitespace-only section is never emitted,
   unless a single run of whitespace is itself longer than ``max_chars``.
 * A section with under ``MIN_TEXT`` (or ``min_chars``, if smaller) characters of text (a
   heading alone, say) joins the
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from archivist.documents.children import MIN_TEXT, split_children
+from archivist.documents.tables import is_delimiter_row
 from archivist.types import LoadedDocument, Section
 
 __all__ = ["MIN_TEXT", "heading_path_text", "split_children", "split_parents"]
@@ -52,6 +55,7 @@ __all__ = ["MIN_TEXT", "heading_path_text", "split_children", "split_parents"]
 _HEADING = re.compile(r" {0,3}(#{1,3})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 _STAR_EMPHASIS = re.compile(r"(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
+_TABLE_ROW = re.compile(r"^[ \t]*\|.*$", re.MULTILINE)
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
 
 # Where a long section may be cut, best first. A cut goes at a match's end, which is
@@ -233,7 +237,11 @@ def _cut_points(text: str, start: int, end: int, max_chars: int) -> list[int]:
     and may move a third of a share either way to reach a better boundary, so no piece is
     shorter than a third of ``max_chars``.
     """
-    candidates = [[m.end() for m in p.finditer(text, start, end)] for p in _CUT_PATTERNS]
+    rows = _table_rows(text, start, end)
+    candidates = [
+        [m.end() for m in p.finditer(text, start, end) if not _inside_row(rows, m.end())]
+        for p in _CUT_PATTERNS
+    ]
     cuts: list[int] = []
     pos = start
     while end - pos > max_chars:
@@ -241,11 +249,51 @@ def _cut_points(text: str, start: int, end: int, max_chars: int) -> list[int]:
         share = math.ceil(remaining / math.ceil(remaining / max_chars))
         ideal = pos + share
         slack = share // 3
-        pos = _best_cut(
+        cut = _best_cut(
             candidates, max(pos + 1, ideal - slack), min(pos + max_chars, ideal + slack), ideal
         )
+        pos = _off_rows(text, rows, pos, cut)
+        if pos >= end:
+            break
         cuts.append(pos)
     return cuts
+
+
+def _table_rows(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each Markdown table row (a line starting with ``|``) in a slice."""
+    return [(m.start(), m.end()) for m in _TABLE_ROW.finditer(text, start, end)]
+
+
+def _inside_row(rows: list[tuple[int, int]], offset: int) -> bool:
+    at = bisect_right(rows, (offset, math.inf)) - 1
+    return at >= 0 and rows[at][0] < offset <= rows[at][1]
+
+
+def _off_rows(text: str, rows: list[tuple[int, int]], pos: int, cut: int) -> int:
+    """Move a ``cut`` that falls inside a table row to a row boundary; rows are never cut.
+
+    The cut moves back to the row's start (or its table's start, when the row is the
+    first below the header) if that is after ``pos``, else forward past the row: a row
+    longer than a parent becomes a piece of its own.
+    """
+    at = bisect_right(rows, (cut, math.inf)) - 1
+    if at < 0 or not rows[at][0] < cut <= rows[at][1]:
+        return cut
+    row_start = rows[at][0]
+    if at >= 2 and rows[at - 2][0] > pos and _is_first_row(text, rows, at):
+        return rows[at - 2][0]  # with its header, so no parent holds a header alone
+    return row_start if row_start > pos else rows[at][1] + 1
+
+
+def _is_first_row(text: str, rows: list[tuple[int, int]], at: int) -> bool:
+    """Row ``at`` follows a header and a delimiter row directly."""
+    header, delimiter = rows[at - 2], rows[at - 1]
+    return (
+        header[1] + 1 == delimiter[0]
+        and delimiter[1] + 1 == rows[at][0]
+        and is_delimiter_row(text[delimiter[0] : delimiter[1]])
+        and not is_delimiter_row(text[header[0] : header[1]])
+    )
 
 
 def _best_cut(candidates: list[list[int]], low: int, high: int, ideal: int) -> int:

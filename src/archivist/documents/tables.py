@@ -17,6 +17,7 @@ __all__ = [
     "TablePiece",
     "blocks",
     "continued_header",
+    "is_delimiter_row",
     "leading_rows",
     "split_rows",
     "split_table",
@@ -136,6 +137,11 @@ def continued_header(markdown: str, tables: list[Block], offset: int) -> str:
             header = table_header(markdown[block.start : block.end])
             return header if offset >= block.start + len(header) else ""
     return ""
+
+
+def is_delimiter_row(line: str) -> bool:
+    """``|---|:--:|``: the row under a table's header."""
+    return bool(_DELIMITER_ROW.match(line))
 
 
 def _is_row(line: str) -> bool:
