@@ -121,6 +121,9 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
         options.inter_op_num_threads = 1
+        # Idle threads sleep instead of spinning: during ingest the conversion processes
+        # share the cores, and a spinning thread takes CPU from them.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(
             str(onnx_model_file(name, quantized)), options, providers=["CPUExecutionProvider"]
         )
