@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pymupdf
@@ -68,3 +73,80 @@ def test_pool_conversion_gives_the_same_documents_in_file_order(
     assert [r.pages for r in pooled.results] == [3, 2, 4, 0]
     assert pooled_children == inline_children
     assert pooled.timings["conversion"] > 0
+
+
+def _descendants(root: int) -> set[int]:
+    """Every live process below ``root`` (read from /proc; zombies count as gone)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+def _is_converter(pid: int) -> bool:
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if state[state.rindex(")") + 2] != "Z":
+            alive.add(pid)
+    return alive
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_a_terminated_ingest_leaves_no_converter_processes(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("gardening", "cooking", "sailing", "walking"):
+        _pdf(docs / f"{name}.pdf", name, 150)  # enough pages to keep the converters busy
+    env = os.environ | {"ARCHIVIST_DATA_DIR": str(tmp_path / "lib")}
+    env["ARCHIVIST_INGEST_WORKERS"] = "2"
+    ingest = subprocess.Popen(
+        [sys.executable, "-m", "archivist", "ingest", str(docs)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    below: set[int] = set()
+    try:
+        deadline = time.monotonic() + 300
+        converters: set[int] = set()
+        while len(converters) < 2 and time.monotonic() < deadline and ingest.poll() is None:
+            time.sleep(0.5)
+            converters = {pid for pid in _descendants(ingest.pid) if _is_converter(pid)}
+        assert len(converters) == 2, "the pool never started"
+        time.sleep(2.0)  # let them import and start converting
+        below = _descendants(ingest.pid)
+        ingest.send_signal(signal.SIGTERM)
+        assert ingest.wait(timeout=60) == -signal.SIGTERM
+        deadline = time.monotonic() + 30
+        while _alive(below) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not _alive(below), "processes outlived the ingest"
+    finally:
+        for pid in _alive(below | _descendants(ingest.pid)):
+            os.kill(pid, signal.SIGKILL)
+        if ingest.poll() is None:
+            ingest.kill()

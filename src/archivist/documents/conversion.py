@@ -7,9 +7,15 @@ several convert at once.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
 import os
 import queue
+import signal
+import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -46,10 +52,11 @@ class ConversionJob:
         return self.path.suffix.lower() == ".pdf"
 
 
-def _start_converter(updates: Any) -> None:
-    """Run once in each converter process: keep the queue page counts go to."""
+def _start_converter(updates: Any, parent: int) -> None:
+    """Run once in each converter process: keep the page-count queue; follow ``parent``."""
     global _updates
     _updates = updates
+    _follow_parent(parent)
 
 
 def _convert(position: int, path: Path, ocr: OcrMode, layout: bool) -> LoadedDocument:
@@ -72,7 +79,7 @@ class ConversionPool:
         self._updates = context.Queue()
         self._executor = ProcessPoolExecutor(
             max_workers=workers, mp_context=context, initializer=_start_converter,
-            initargs=(self._updates,),
+            initargs=(self._updates, os.getpid()),
         )
 
     def submit(self, position: int, path: Path, ocr: OcrMode, layout: bool
@@ -133,7 +140,8 @@ def conversion_pool(workers: int, pdfs: int) -> Iterator[ConversionPool | None]:
     ``workers`` 0 means one per CPU core, at most 4. A pool is worth its start-up (about a
     second per process, to import PyMuPDF) only for two PDFs or more. Processes are
     spawned, not forked: the parent may hold threads (torch, Qdrant) that a fork would
-    copy in a locked state.
+    copy in a locked state. Each process ends when the parent does, however it ends (a
+    SIGTERM or SIGKILL runs no clean-up in the parent): see ``_follow_parent``.
     """
     count = min(workers or min(os.cpu_count() or 1, 4), pdfs)
     if count < 2:
@@ -144,3 +152,28 @@ def conversion_pool(workers: int, pdfs: int) -> Iterator[ConversionPool | None]:
         yield pool
     finally:
         pool.close()
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _follow_parent(parent: int) -> None:
+    """In a converter process: end this process when ``parent`` ends.
+
+    On Linux the kernel sends SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``);
+    elsewhere a thread checks every second whether the process was handed to a new parent.
+    Either way a converter never outlives an ingest that was killed.
+    """
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0:
+            if os.getppid() != parent:  # the parent died before the prctl call
+                os._exit(1)
+            return
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
