@@ -265,7 +265,7 @@ def _table_rows(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _inside_row(rows: list[tuple[int, int]], offset: int) -> bool:
-    at = bisect_right(rows, (offset, math.inf)) - 1
+    at = bisect_right(rows, (offset + 1, -1)) - 1
     return at >= 0 and rows[at][0] < offset <= rows[at][1]
 
 
@@ -276,7 +276,7 @@ def _off_rows(text: str, rows: list[tuple[int, int]], pos: int, cut: int) -> int
     first below the header) if that is after ``pos``, else forward past the row: a row
     longer than a parent becomes a piece of its own.
     """
-    at = bisect_right(rows, (cut, math.inf)) - 1
+    at = bisect_right(rows, (cut + 1, -1)) - 1
     if at < 0 or not rows[at][0] < cut <= rows[at][1]:
         return cut
     row_start = rows[at][0]
