@@ -22,12 +22,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("agent_model_ready")]
 #: Stated in prose on the excerpt's page 3 (the 1.5B abstained over the memberships table
 #: row there, "Paid memberships at end of period 52,810 47,905 43,401", with the years
 #: in a header line above).
-#: Seen failing on the 1.5B (runs of 2026-12-02): the writer abstains over passages the
-#: grader kept as relevant. Marked so ``make test`` stays green; ``scenarios_bench.py``
-#: still counts them (an expected failure is not a pass).
-WRITER_ABSTAINS = pytest.mark.xfail(
-    strict=False, reason="the 1.5B writer abstains over relevant table passages (issue 10)")
-
 FACT = "What was the contribution margin of Netflix's domestic streaming segment in 2017?"
 
 
@@ -60,13 +54,11 @@ def fact_turn(scenarios: Scenarios) -> AnswerResult:
     return result
 
 
-@WRITER_ABSTAINS
 def test_a_fact_is_answered_with_its_document_and_page(fact_turn: AnswerResult) -> None:
     assert_answered_from(fact_turn, NETFLIX, NETFLIX_TABLE_PAGE)
     assert not steps_of(fact_turn, "sub_questions")
 
 
-@WRITER_ABSTAINS
 def test_a_follow_up_is_rewritten_from_the_conversation(
     scenarios: Scenarios, fact_turn: AnswerResult
 ) -> None:
@@ -86,7 +78,6 @@ def test_a_one_part_question_is_not_split(scenarios: Scenarios) -> None:
     assert_answered_from(result, R_DATA)
 
 
-@WRITER_ABSTAINS
 def test_a_compound_question_is_split_in_two_and_researched_in_parallel(
     scenarios: Scenarios,
 ) -> None:
