@@ -201,6 +201,8 @@ class AgentService:
         answer = str(values.get("answer", ""))
         if not streamed:
             yield events.token(answer)
+        elif "".join(streamed).strip() != answer.strip():
+            yield events.replace(answer)  # revised after it streamed (second look, a guard)
         sources = [Source(**s) for s in values.get("sources", [])]
         yield events.sources(sources, confidence=values.get("confidence") or None)
         yield events.stats(stats.as_dict())
@@ -296,6 +298,8 @@ def collect_turn(stream: Iterable[Event]) -> AnswerResult:
             result.steps.append(data)
         elif event.type == "token":
             tokens.append(data["text"])
+        elif event.type == "replace":
+            tokens = [data["text"]]
         elif event.type == "clarification":
             result.clarification = data["question"]
         elif event.type == "sources":
