@@ -147,6 +147,8 @@ def walk(page: Any, browser: Any, server_url: str, corpus: dict[str, Path]) -> N
     assert any("five years" in t for t in texts), texts
     assert any("Sources" in t and "zephyr-manual.pdf, p. 3" in t for t in texts), texts
     box = finished_steps(page)
+    header = box.locator(".duration").first.inner_text()
+    assert len(re.findall(r"\d[\d.]*\s?m?s\b", header)) == 1, header  # the time, once
     steps = page.locator("#chatbot").get_by_text(re.compile(r"^Steps \(\d+\)$"))
     assert steps.count() == 1
     first_thread = page.locator("#thread-id").inner_text()

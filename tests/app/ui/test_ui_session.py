@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -70,4 +72,7 @@ def test_a_conversation_read_back_shows_the_steps_it_showed_live(
     (steps,) = [m for m in shown if m.get("metadata")]
     assert steps["metadata"]["title"].startswith("Steps (") and "**search**" in steps["content"]
     assert "LLM calls" in steps["metadata"]["log"]
+    # the time shows once: as the box's duration, not again in its figures
+    assert steps["metadata"]["duration"] >= 0
+    assert not re.search(r"\d\s?m?s\b", steps["metadata"]["log"]), steps["metadata"]
     assert turn_messages(chat.turns.turns(thread)) == shown

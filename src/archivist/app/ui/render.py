@@ -159,11 +159,8 @@ def turn_messages(records: list[TurnRecord]) -> list[Message]:
 
 
 def stats_line(stats: dict[str, Any]) -> str:
-    """Per-answer figures in one short line."""
-    parts = [f"{stats.get('llm_calls', 0)} LLM calls", f"{stats.get('tool_calls', 0)} tool calls"]
-    if stats.get("wall_seconds") is not None:
-        parts.append(f"{stats['wall_seconds']:.2f} s")
-    return " · ".join(parts)
+    """Per-answer figures in one short line (the time is the Steps box's own duration)."""
+    return f"{stats.get('llm_calls', 0)} LLM calls · {stats.get('tool_calls', 0)} tool calls"
 
 
 class ChatTurn:
