@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from pathlib import Path
 
 from archivist.contextualize import ContextStats, Contextualizer, indexed_texts
@@ -134,6 +135,7 @@ class Ingestor:
         self._pool: ConversionPool | None = None
         self._current = 0
         self._converted: dict[int, int] = {}  # position in the run: its pages converted
+        self._page_counts: dict[int, int] = {}  # position in the run: its pages in all
         self._deferred: set[str] = set()
         self.contextualizer: Contextualizer | None = None
         self.context_stats = ContextStats()
@@ -185,19 +187,21 @@ class Ingestor:
         """Pages converted so far, in every file of the run."""
         return sum(self._converted.values())
 
-    def _count(self, position: int, pages: int) -> None:
+    def _count(self, position: int, pages: int, total: int = 0) -> None:
         self._converted[position] = max(self._converted.get(position, 0), pages)
+        self._page_counts[position] = max(self._page_counts.get(position, 0), total, pages)
 
-    def _converting(self, position: int, pages: int) -> None:
-        """A file's pages converted so far (this file's, or one converting ahead)."""
-        self._count(position, pages)
-        self._report("converting", self._converted.get(self._current, 0))
+    def _converting(self, position: int, pages: int, total: int) -> None:
+        """A file's pages converted so far, of ``total`` (this file's, or one converting ahead)."""
+        self._count(position, pages, total)
+        self._stage("converting", self._converted.get(self._current, 0), drain=False)
 
-    def _stage(self, stage: str, pages: int = 0, done: int = 0, total: int = 0) -> None:
+    def _stage(self, stage: str, pages: int = 0, done: int = 0, total: int = 0,
+               drain: bool = True) -> None:
         """Report the current file's stage (with the pages converted ahead meanwhile)."""
-        if self._pool is not None:
+        if drain and self._pool is not None:
             self._pool.drain(self._count)
-        self._report(stage, pages, done, total)
+        self._report(stage, pages, done, total, self._page_counts.get(self._current, 0))
 
     def _prepare(self, path: Path) -> FileResult | ConversionJob:
         """What is known before converting: skipped, unreadable, unchanged, or a job."""
@@ -229,7 +233,7 @@ class Ingestor:
             seconds = loaded.conversion_seconds
         else:
             loaded = load_file(job.path, ocr=self.ocr, layout=self.layout,
-                               on_pages=lambda done: self._converting(self._current, done))
+                               on_pages=partial(self._converting, self._current))
             seconds = time.perf_counter() - started
         self.report.timings["conversion wait"] += time.perf_counter() - started
         self.report.timings["ocr"] += loaded.ocr_seconds

@@ -11,8 +11,8 @@ from pathlib import Path
 from archivist.types import FileResult
 
 __all__ = [
-    "EMBED_STEP", "IngestProgress", "no_stage", "ProgressCallback", "StageCallback", "content_hash",
-    "stage_reporter",
+    "EMBED_STEP", "IngestProgress", "describe_file", "no_stage", "ProgressCallback",
+    "StageCallback", "content_hash", "stage_reporter",
 ]
 
 
@@ -21,8 +21,9 @@ class IngestProgress:
     """What a progress display needs after each file (``result`` set), and during one.
 
     While a file is being ingested, ``stage`` says what happens to it (``converting``,
-    ``embedding``, ``indexing``), with its page count and the chunks embedded so far out
-    of ``stage_total``; ``pages`` and ``chunks`` stay 0 until the file is done.
+    ``embedding``, ``indexing``), with its pages converted so far (``stage_pages``) out of
+    its page count (``stage_page_count``, 0 until known) and the chunks embedded so far
+    out of ``stage_total``; ``pages`` and ``chunks`` stay 0 until the file is done.
     ``pages_converted`` counts the pages converted so far in every file of the run (PDFs
     convert several at a time, ahead of the one being written): exact, never estimated.
     """
@@ -40,6 +41,29 @@ class IngestProgress:
     stage_done: int = 0
     stage_total: int = 0
     pages_converted: int = 0
+    stage_page_count: int = 0
+
+    def describe_file(self) -> str:
+        """The file at hand as progress shows it: ``converting x.pdf (page 8 of 70)``."""
+        return describe_file(self.stage, Path(self.path).name, self.stage_pages,
+                             self.stage_page_count, self.stage_done, self.stage_total)
+
+
+def describe_file(stage: str, name: str, pages: int, page_count: int, done: int = 0,
+                  total: int = 0) -> str:
+    """One file's stage as every progress display words it (the UI, the job, the CLI).
+
+    While it converts, ``page 8 of 70``: pages converted so far of the file's page count;
+    after that, ``70 pages``; then its chunks embedded so far of ``total``.
+    """
+    text = f"{stage} {name}" if name else stage
+    if stage == "converting" and page_count:
+        text += f" (page {pages} of {page_count})"
+    elif page_count or pages:
+        text += f" ({max(page_count, pages)} pages)"
+    if total:
+        text += f": {done}/{total} chunks"
+    return text
 
 
 ProgressCallback = Callable[[IngestProgress], None]
@@ -62,10 +86,11 @@ def stage_reporter(
     if progress is None:
         return no_stage
 
-    def report(stage: str, pages: int = 0, done: int = 0, total: int = 0) -> None:
+    def report(stage: str, pages: int = 0, done: int = 0, total: int = 0,
+               page_count: int = 0) -> None:
         progress(IngestProgress(files_done, files_total, path, stage=stage, stage_pages=pages,
                                 stage_done=done, stage_total=total,
-                                pages_converted=converted()))
+                                pages_converted=converted(), stage_page_count=page_count))
 
     return report
 

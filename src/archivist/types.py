@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import PurePath
 from typing import Any
 
 ADMIN_OWNER = "admin"
@@ -147,11 +148,19 @@ class SearchHit:
     page_start: int | None
     page_end: int | None
     score: float
+    document_title: str = ""
+    """The document's title, looked up for a hit before any heading (see ``section``)."""
+
+    @property
+    def section(self) -> list[str]:
+        """The hit's headings; before any heading, the document's title (or file name)."""
+        return section_path(self.heading_path, document_title(self.document_title,
+                                                              self.document_name))
 
     @property
     def pages(self) -> str:
         """Where the hit is: ``p. 3``/``pp. 3-5``, or ``§ Install › Linux`` without pages."""
-        return format_location(self.page_start, self.page_end, self.heading_path)
+        return format_location(self.page_start, self.page_end, self.section)
 
     def to_dict(self) -> dict[str, Any]:
         """The hit as JSON (the API's ``/v1/search`` and ``archivist search --json``)."""
@@ -162,6 +171,7 @@ class SearchHit:
             "page_start": self.page_start,
             "page_end": self.page_end,
             "heading_path": list(self.heading_path),
+            "document_title": self.document_title,
             "score": self.score,
             "text": self.text,
             "parent_id": self.parent_id,
@@ -178,16 +188,31 @@ def format_pages(start: int | None, end: int | None) -> str:
     return f"pp. {start}-{end}"
 
 
-def format_location(start: int | None, end: int | None, heading_path: list[str]) -> str:
+def format_location(
+    start: int | None, end: int | None, heading_path: list[str], title: str = ""
+) -> str:
     """Where a passage is, for citations: its pages, or its section when it has no pages.
 
     ``p. 3`` for a PDF, ``§ Installation › Linux`` for Markdown, HTML and Word, empty when
-    neither is known. Every interface shows this one label.
+    neither is known. Text before the first heading (or in a document without headings)
+    is named after the document: ``§ Greenhouse Handbook`` (``title``, see
+    ``section_path``). Every interface shows this one label.
     """
     pages = format_pages(start, end)
-    if pages or not heading_path:
+    path = section_path(heading_path, title)
+    if pages or not path:
         return pages
-    return "§ " + " › ".join(heading_path)
+    return "§ " + " › ".join(path)
+
+
+def section_path(heading_path: list[str], title: str) -> list[str]:
+    """A section's headings; a section before any heading is named by its document's title."""
+    return list(heading_path) if heading_path else ([title] if title else [])
+
+
+def document_title(title: str, name: str) -> str:
+    """What a document is called: its title, else its file name without the extension."""
+    return title.strip() or PurePath(name).stem
 
 
 class IngestOutcome(StrEnum):

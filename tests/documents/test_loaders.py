@@ -355,11 +355,14 @@ def test_pdf_conversion_reports_pages_and_converts_as_one_call_would() -> None:
     from archivist.documents.pdf import PAGE_STEP
 
     path = _real_pdf("R-data.pdf")
-    seen: list[int] = []
-    loaded = load_file(path, on_pages=seen.append)
+    seen: list[tuple[int, int]] = []
+    loaded = load_file(path, on_pages=lambda done, total: seen.append((done, total)))
     with pymupdf.open(path) as pdf:
-        assert seen == sorted(seen) and seen[-1] == pdf.page_count, seen
-        assert len(seen) == -(-pdf.page_count // PAGE_STEP), seen
+        # the page count comes first (0 converted), then every PAGE_STEP pages
+        assert {total for _, total in seen} == {pdf.page_count}, seen
+        done = [d for d, _ in seen]
+        assert done == sorted(done) and done[0] == 0 and done[-1] == pdf.page_count, seen
+        assert len(done) == 1 + -(-pdf.page_count // PAGE_STEP), seen
         pymupdf4llm.use_layout(False)
         whole = pymupdf4llm.to_markdown(pdf, page_chunks=True, show_progress=False)
     from archivist.documents.pdf import _to_page_chunks

@@ -19,7 +19,7 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.tables import label_year_columns
 from archivist.index.retriever import Retriever
-from archivist.types import Parent, SearchHit, format_location
+from archivist.types import Parent, SearchHit, document_title, format_location
 from archivist.web import WebResult
 
 SEARCH = "search_documents"
@@ -92,14 +92,16 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
     )
 
 
-def parent_evidence(parent: Parent, document_name: str, sub_question: int = 0) -> Evidence:
-    """Evidence record for a parent read in full."""
+def parent_evidence(
+    parent: Parent, document_name: str, sub_question: int = 0, title: str = ""
+) -> Evidence:
+    """Evidence record for a parent read in full (``title``: its document's title)."""
     return Evidence(
         kind="parent",
         parent_id=parent.parent_id,
         document_id=parent.document_id,
         document_name=document_name,
-        pages=format_location(parent.page_start, parent.page_end, parent.heading_path),
+        pages=format_location(parent.page_start, parent.page_end, parent.heading_path, title),
         page_start=parent.page_start,
         page_end=parent.page_end,
         sub_question=sub_question,
@@ -168,9 +170,10 @@ def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
         document = retriever.get_document(parent.document_id) if parent else None
         if parent is None or document is None:
             return f"unknown id: {quote_attr(text_id[:200])}", []
-        pages = format_location(parent.page_start, parent.page_end, parent.heading_path)
+        title = document_title(document.title, document.name)
+        pages = format_location(parent.page_start, parent.page_end, parent.heading_path, title)
         block = passage_block(parent.parent_id, document.name, pages, parent.text, MAX_PARENT_CHARS)
-        return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name)]
+        return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name, title=title)]
 
     return [
         StructuredTool.from_function(search_documents, response_format="content_and_artifact"),

@@ -23,7 +23,7 @@ from pathlib import Path
 from archivist.app.api.models import FileOutcome, IngestJob
 from archivist.app.upload_names import owner_folder
 from archivist.application import Application
-from archivist.ingest_progress import IngestProgress
+from archivist.ingest_progress import IngestProgress, describe_file
 from archivist.types import ADMIN_OWNER, DocumentRecord, FileResult, IngestOutcome
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,7 @@ class Job:
     pages: int = 0
     chunks: int = 0
     current_pages: int = 0
+    current_page_count: int = 0
     current_chunks_done: int = 0
     current_chunks_total: int = 0
     pages_converted: int = 0
@@ -63,13 +64,15 @@ class Job:
         if event.result is None:
             self.stage = event.stage
             self.current_pages = event.stage_pages
+            self.current_page_count = event.stage_page_count
             self.current_chunks_done = event.stage_done
             self.current_chunks_total = event.stage_total
             return
         self.results.append(_outcome(event.result.path, event.result))
         self.pages += event.result.pages
         self.chunks += event.result.chunks
-        self.current_pages = self.current_chunks_done = self.current_chunks_total = 0
+        self.current_pages = self.current_page_count = 0
+        self.current_chunks_done = self.current_chunks_total = 0
 
     def fraction(self) -> float:
         """How far the job is, from 0 to 1 (files, and chunks within the current file)."""
@@ -83,13 +86,11 @@ class Job:
         """One progress line: the stage of the current file, then the totals so far."""
         total = len(self.staged)
         where = f"file {min(self.files_done + 1, total)}/{total}"
-        current = f" {self.current}" if self.current else ""
-        if self.current_pages:
-            current += f" ({self.current_pages} pages)"
-        if self.current_chunks_total:
-            current += f": {self.current_chunks_done}/{self.current_chunks_total} chunks"
+        current = describe_file(self.stage, self.current or "", self.current_pages,
+                                self.current_page_count, self.current_chunks_done,
+                                self.current_chunks_total)
         done = f"{self.pages_converted} pages converted, {self.chunks} chunks indexed"
-        return f"{self.stage}{current} · {where} · {done}"
+        return f"{current} · {where} · {done}"
 
     def view(self) -> IngestJob:
         """The job as the API shows it."""
@@ -110,6 +111,7 @@ class Job:
             pages=self.pages,
             chunks=self.chunks,
             current_pages=self.current_pages,
+            current_page_count=self.current_page_count,
             current_chunks_done=self.current_chunks_done,
             current_chunks_total=self.current_chunks_total,
             pages_converted=self.pages_converted,

@@ -1,8 +1,8 @@
 """Convert files in a pool of processes, ahead of the thread that embeds and writes them.
 
-Each converter process sends the pages it has converted so far (``(position, pages)``)
-back on a queue, so the writing thread can show every PDF's pages counting up while
-several convert at once.
+Each converter process sends the pages it has converted so far, with the file's page
+count (``(position, pages, total)``), back on a queue, so the writing thread can show
+every PDF's pages counting up while several convert at once.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = [
     "ConversionJob", "ConversionPool", "PagesCallback", "conversion_pool", "converted_ahead",
 ]
 
-PagesCallback = Callable[[int, int], None]  # (position of the file, its pages converted)
+PagesCallback = Callable[[int, int, int], None]  # (file's position, pages converted, in all)
 _updates: Any = None  # in a converter process: the queue its page counts go to
 
 
@@ -63,9 +63,9 @@ def _convert(position: int, path: Path, ocr: OcrMode, layout: bool) -> LoadedDoc
     """``load_file`` in a converter process, sending its page counts to the parent."""
     updates = _updates
 
-    def report(pages: int) -> None:
+    def report(pages: int, total: int) -> None:
         if updates is not None:
-            updates.put((position, pages))
+            updates.put((position, pages, total))
 
     return load_file(path, ocr, on_pages=report, layout=layout)
 
@@ -91,11 +91,11 @@ class ConversionPool:
         """Pass on every page count reported so far, waiting up to ``timeout`` for one."""
         while True:
             try:
-                position, pages = (self._updates.get(timeout=timeout) if timeout
-                                   else self._updates.get_nowait())
+                position, pages, total = (self._updates.get(timeout=timeout) if timeout
+                                          else self._updates.get_nowait())
             except queue.Empty:
                 return
-            on_pages(position, pages)
+            on_pages(position, pages, total)
             timeout = 0.0
 
     def wait(self, future: Future[LoadedDocument], on_pages: PagesCallback,

@@ -41,7 +41,7 @@ def load_file(
 
     ``ocr`` says which PDF pages are read by OCR, ``layout`` whether PDFs go through
     PyMuPDF's layout analysis (see ``load_pdf``); ``on_pages`` is told how many pages of
-    a PDF are converted so far.
+    a PDF are converted so far, and its page count.
 
     Raises ``UnsupportedFile`` for a suffix not in ``SUPPORTED_SUFFIXES`` and ``LoadError``,
     whose message names the file and the reason in one line, for anything that cannot be read.

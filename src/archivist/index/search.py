@@ -7,6 +7,7 @@ configured collection, and the same bounds everywhere.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -79,7 +80,21 @@ class HybridSearcher:
             hits = self._search_many([query], depth, mode, name, document_ids)[0]
         if reranker is not None:
             hits = rerank_head(reranker, query, hits, self.settings.rerank_depth)
-        return hits[:k]
+        return self._titled(hits[:k], name)
+
+    def _titled(self, hits: list[SearchHit], collection: str) -> list[SearchHit]:
+        """Hits before any heading of their document, given the document's title.
+
+        Their section is named after the document (``§ Greenhouse Handbook`` without
+        pages), as a citation of the same section read in full is.
+        """
+        untitled = {h.document_id for h in hits if not h.heading_path}
+        titles = {}
+        for document_id in untitled:
+            record = self.store.catalog.document(collection, document_id)
+            titles[document_id] = record.title if record is not None else ""
+        return [replace(h, document_title=titles[h.document_id]) if h.document_id in titles
+                else h for h in hits]
 
     def _search_many(
         self,

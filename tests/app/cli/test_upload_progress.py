@@ -6,15 +6,21 @@ One PDF converts in the server's process; several together convert in a pool of 
 
 from __future__ import annotations
 
+import io
+import re
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from rich.console import Console
 from tests.app.server_helpers import FILLER, make_pdf, served
+from typer.testing import CliRunner
 
 from archivist import ingest as ingest_module
 from archivist.app.api.app import create_app
+from archivist.app.cli import documents as cli_documents
+from archivist.app.cli.main import app
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
@@ -32,16 +38,18 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
     ])
     library = Application(Settings(data_dir=tmp_path / "lib", llm="scripted"), embedder=embedder)
     seen: list[tuple[str, int, int, int, int]] = []
+    counts: list[tuple[str, int]] = []  # (stage, the file's page count)
     try:
         with served(create_app(library, ui=False)) as url, httpx.Client(
                 base_url=url, timeout=60) as http:
             with pdf.open("rb") as handle:
                 job = http.post("/v1/documents", files={"files": (pdf.name, handle)}).json()
-            deadline = time.monotonic() + 300
+            deadline = time.monotonic() + 600  # a busy machine is slow
             while True:
                 view = http.get(f"/v1/documents/jobs/{job['job_id']}").json()
                 seen.append((view["stage"], view["current_pages"], view["current_chunks_done"],
                              view["current_chunks_total"], view["pages_converted"]))
+                counts.append((view["stage"], view["current_page_count"]))
                 if view["status"] in ("done", "failed"):
                     break
                 assert time.monotonic() < deadline, "the upload did not finish"
@@ -62,5 +70,28 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
     shown = [pages for pages, _ in converting]
     assert shown == sorted(shown) and len({p for p in shown if 0 < p < PAGES}) >= 2, shown
     assert view["pages_converted"] == PAGES
+    # the file's page count is known from the start of its conversion: 70, never the pages so far
+    assert {count for stage, count in counts if stage in ("converting", "embedding")} == {PAGES}
     stages = [s[0] for s in seen]
     assert stages.index("embedding") < stages.index("done")
+
+
+def test_the_cli_ingest_shows_the_pages_of_a_large_file_counting_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``archivist ingest`` shows ``converting x.pdf (page 8 of 70)`` as the UI does."""
+    pdf = make_pdf(tmp_path / "long-report.pdf", [
+        f"Section {n}\n\nThe reading for unit {n} was {n * 7} litres." + FILLER * 6
+        for n in range(1, PAGES + 1)
+    ])
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=200, highlight=False)
+    monkeypatch.setattr(cli_documents, "err_console", terminal)
+    result = CliRunner().invoke(app, ["ingest", str(pdf), "--data-dir", str(tmp_path / "lib")])
+    assert result.exit_code == 0, result.output
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
+    pages = [int(n) for n in re.findall(r"converting long-report\.pdf \(page (\d+) of 70\)", shown)]
+    assert pages == sorted(pages) and any(0 < p < PAGES for p in pages), shown  # counting up
+    converted = [int(n) for n in re.findall(r"files · (\d+) pages", shown)]
+    assert any(0 < n < PAGES for n in converted) and converted[-1] == PAGES, shown
+    assert re.search(r"embedding long-report\.pdf \(70 pages\): \d+/\d+ chunks", shown), shown

@@ -257,7 +257,8 @@ def upload_long_pdf(page: Any, long_pdf: Path) -> None:
     # the screenshot is taken while the PDF converts, its pages part-way counted
     page.wait_for_function("""(total) => {
         const status = document.querySelector('#upload-status');
-        const m = (status ? status.innerText : '').match(/converting \\S+ \\((\\d+) pages\\)/);
+        const m = (status ? status.innerText : '').match(
+            /converting \\S+ \\(page (\\d+) of (\\d+)\\)/);
         return m !== null && Number(m[1]) > 0 && Number(m[1]) < total;
     }""", arg=LONG_PAGES, timeout=UPLOAD_TIMEOUT_MS)
     shot(page, "conv-05a-upload-progress")
@@ -273,7 +274,11 @@ def upload_long_pdf(page: Any, long_pdf: Path) -> None:
     # the pages count up while the PDF converts, then its chunks are embedded
     assert pages and min(pages) < LONG_PAGES and max(pages) == LONG_PAGES, progress
     assert pages == sorted(pages) and chunks == sorted(chunks), progress
-    assert any("converting" in t for t in progress), progress
+    # while it converts, the file's own page count is shown beside its pages so far
+    shown = [(int(m.group(1)), int(m.group(2))) for text in progress
+             if (m := re.search(r"converting \S+ \(page (\d+) of (\d+)\)", text))]
+    assert shown and {total for _, total in shown} == {LONG_PAGES}, progress
+    assert any(0 < done < LONG_PAGES for done, _ in shown), progress
     assert any("embedding" in t for t in progress), progress
     assert page.evaluate("window.__displays") == 1, progress  # one progress display
     final = page.locator("#upload-status").inner_text()

@@ -88,3 +88,67 @@ def test_a_cited_html_or_word_passage_opens_its_section(
             assert page.status_code == 422 and name in page.json()["error"]["message"]
     finally:
         library.close()
+
+
+def _opening_without_heading(path: Path, title: str, opening: str) -> Path:
+    """An HTML or Word file whose first section has no heading, then two headed sections."""
+    later = [("Winter care", "The hives are fed fondant in January."),
+             ("Swarms", "Swarms are collected in a spare box.")]
+    if path.suffix == ".html":
+        body = "".join(f"<h2>{h}</h2><p>{text}{FILLER}</p>" for h, text in later)
+        path.write_text(f"<html><head><title>{title}</title></head><body>"
+                        f"<p>{opening}{FILLER}</p>{body}</body></html>", encoding="utf-8")
+        return path
+    document = docx.Document()
+    document.core_properties.title = title
+    document.add_paragraph(opening + FILLER)
+    for heading, text in later:
+        document.add_heading(heading, level=1)
+        document.add_paragraph(text + FILLER)
+    document.save(path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["apiary.html", "apiary.docx"])
+def test_a_section_before_the_first_heading_is_named_after_the_document(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+    embedder: SentenceTransformerEmbedder, name: str,
+) -> None:
+    """Cited, searched, opened or fetched, the opening section is '§ <title>' everywhere."""
+    title = "Larkspur Apiary Notes"
+    question = "What colour are the lids of the Larkspur hives?"
+    path = _opening_without_heading(tmp_path / name, title,
+                                    "The lids of the Larkspur hives are painted sky blue.")
+    library = open_library(tmp_path_factory, embedder, "opening")
+    try:
+        assert library.ingest.files([path]).counts["added"] == 1
+        [hit, *_] = library.searcher.search(question, k=3)
+        assert hit.heading_path == [] and "sky blue" in hit.text, hit
+        assert hit.pages == f"§ {title}" and hit.section == [title]  # CLI search, MCP search
+        app = create_app(library, ui=False)
+        with TestClient(app, base_url="http://localhost") as client:
+            searched = client.get("/v1/search", params={"q": question, "k": 3}).json()
+            assert searched["hits"][0]["pages"] == f"§ {title}", searched
+            chat = app.state.chat
+            thread = chat.create(UI_OWNER, library.settings.collection)
+            events = chat.events(question, thread, library.settings.collection)
+            try:
+                for _event in events:
+                    pass
+            finally:
+                events.close()
+            (turn,) = chat.turns.turns(thread)
+            numbers = [n for n, s in enumerate(turn.sources, start=1) if not s["heading_path"]]
+            assert numbers, turn.sources
+            cited = turn.sources[numbers[0] - 1]
+            assert cited["pages"] == f"§ {title}", cited  # `ask`, the API and MCP cite this
+
+            convs = UiConversations(library.store, chat.registry, chat.turns)
+            opened = convs.open_source(thread, 1, numbers[0], UI_OWNER)
+            assert f"_Section: {title}_" in opened.markdown and "untitled" not in opened.markdown
+
+            body = client.get(f"/v1/documents/{cited['document_id']}/passages/"
+                              f"{cited['parent_id']}").json()
+            assert body["location"] == f"§ {title}" and body["heading_path"] == [], body
+    finally:
+        library.close()

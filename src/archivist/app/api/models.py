@@ -82,7 +82,8 @@ class IngestJob(BaseModel):
         ],
         "counts": {"added": 1, "unchanged": 0, "replaced": 0, "failed": 1, "skipped": 0},
         "error": None, "stage": "done", "pages": 12, "chunks": 61, "current_pages": 0,
-        "current_chunks_done": 0, "current_chunks_total": 0, "pages_converted": 12,
+        "current_page_count": 0, "current_chunks_done": 0, "current_chunks_total": 0,
+        "pages_converted": 12,
     }]})
 
     job_id: str
@@ -99,6 +100,9 @@ class IngestJob(BaseModel):
     chunks: int = Field(default=0, description="Chunks indexed so far.")
     current_pages: int = Field(default=0, description=(
         "Pages of the file being ingested: converted so far while it converts."))
+    current_page_count: int = Field(default=0, description=(
+        "The page count of the file being ingested (0 until known, and for files without "
+        "pages): while it converts, current_pages of current_page_count are done."))
     current_chunks_done: int = Field(default=0, description="Its chunks embedded so far.")
     current_chunks_total: int = Field(default=0, description="Its chunks in all.")
     pages_converted: int = Field(default=0, description=(
@@ -115,6 +119,8 @@ class SearchHitOut(BaseModel):
     page_start: int | None
     page_end: int | None
     heading_path: list[str]
+    document_title: str = Field(default="", description=(
+        "The document's title, given to a hit before any heading: its location names it."))
     text: str
     score: float
     parent_id: str

@@ -142,6 +142,13 @@ def register(app: typer.Typer) -> None:
                 task = progress.add_task("", total=None, pages=0, chunks=0, ocr="")
 
                 def on_file(event: IngestProgress) -> None:
+                    if event.result is None:  # a stage of the file at hand: its pages count up
+                        progress.update(task, total=event.files_total,
+                                        completed=event.files_done,
+                                        description=event.describe_file(),
+                                        pages=max(totals["pages"], event.pages_converted))
+                        progress.refresh()
+                        return
                     totals["pages"] += event.pages
                     totals["chunks"] += event.chunks
                     totals["ocr_pages"] += event.ocr_pages
@@ -156,7 +163,7 @@ def register(app: typer.Typer) -> None:
                         total=event.files_total,
                         completed=event.files_done,
                         description=Path(event.path).name,
-                        pages=totals["pages"],
+                        pages=max(totals["pages"], event.pages_converted),
                         chunks=totals["chunks"],
                         ocr=ocr,
                     )
@@ -300,7 +307,7 @@ def register(app: typer.Typer) -> None:
                 return
             for rank, hit in enumerate(hits, start=1):
                 where = ", ".join(x for x in (hit.document_name, hit.pages) if x)
-                heading = " > ".join(hit.heading_path)
+                heading = " > ".join(hit.section)
                 console.print(
                     f"[bold]{rank}.[/bold] {where}  [dim]{heading}  score {hit.score:.4f}[/dim]"
                 )

@@ -200,6 +200,7 @@ class RemoteApplication:
                 page_start=h["page_start"],
                 page_end=h["page_end"],
                 score=h["score"],
+                document_title=h.get("document_title", ""),
             )
             for h in body["hits"]
         ]

@@ -49,7 +49,8 @@ class Passage(BaseModel):
     document: str = Field(description="The document's file name.")
     document_id: str
     pages: str = Field(description="'p. 3' or 'pp. 3-5'; empty for page-less formats.")
-    section: str = Field(description="The heading path, 'Chapter > Section'.")
+    section: str = Field(description=(
+        "The heading path, 'Chapter > Section'; before any heading, the document's title."))
     text: str
     score: float
 
@@ -117,7 +118,7 @@ def build_server(application: Application | RemoteApplication) -> Any:
         hits = application.searcher.run(request)
         return SearchResult(query=query, passages=[
             Passage(document=h.document_name, document_id=h.document_id, pages=h.pages,
-                    section=" > ".join(h.heading_path), text=h.text, score=h.score)
+                    section=" > ".join(h.section), text=h.text, score=h.score)
             for h in hits
         ])
 

@@ -24,7 +24,7 @@ from archivist.conversations import TurnLog, json_export, markdown_export
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.documents.pages import render_page
 from archivist.index.store import DocumentStore
-from archivist.types import ArchivistError, format_pages
+from archivist.types import ArchivistError, document_title, format_pages, section_path
 
 
 def browser_owner(browser_id: str) -> str:
@@ -87,9 +87,10 @@ class UiConversations:
         passage = str(source.get("passage") or "")
         lines = [label]
         if parent is not None:
-            where = " › ".join(parent.heading_path)
+            title = document_title(document.title, document.name)
+            where = " › ".join(section_path(parent.heading_path, title))
             pages = format_pages(parent.page_start, parent.page_end)
-            lines.append(f"_Section: {where or 'untitled'}" + (f" ({pages})_" if pages else "_"))
+            lines.append(f"_Section: {where}" + (f" ({pages})_" if pages else "_"))
         if passage:
             lines.append(quoted(passage))
         opened = OpenedSource("\n\n".join(lines))

@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from archivist.app.api.auth import Caller, CallerDep
 from archivist.app.api.errors import ApiError
@@ -21,7 +21,13 @@ from archivist.app.api.models import COLLECTION_PATTERN, ERROR_RESPONSES, ErrorB
 from archivist.application import Application
 from archivist.documents.pages import PageOutOfRange, render_page
 from archivist.index.store import DocumentStore
-from archivist.types import DocumentRecord, LoadError, format_pages
+from archivist.types import (
+    DocumentRecord,
+    LoadError,
+    document_title,
+    format_location,
+    format_pages,
+)
 
 DocumentId = Annotated[str, Path(pattern=r"^[0-9a-f]{4,64}$", description="A document id.")]
 CollectionQuery = Annotated[
@@ -40,6 +46,9 @@ class Passage(BaseModel):
     page_start: int | None
     page_end: int | None
     pages: str
+    location: str = Field(description=(
+        "Where it is, as citations say it: its pages, else its section (``§ Install › "
+        "Linux``); a section before any heading is named after the document's title."))
     text: str
 
 
@@ -77,6 +86,8 @@ def build_router() -> APIRouter:
             position=parent.position, heading_path=parent.heading_path,
             page_start=parent.page_start, page_end=parent.page_end,
             pages=format_pages(parent.page_start, parent.page_end), text=parent.text,
+            location=format_location(parent.page_start, parent.page_end, parent.heading_path,
+                                     document_title(record.title, record.name)),
         )
 
     @router.get(
