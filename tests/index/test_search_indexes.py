@@ -3,8 +3,9 @@
 Every search leaves out some kinds of children (a filter on ``kind``) and keeps only ready
 documents (``Catalog.ready_ids``): the first needs a payload index in the engine, the second
 is cached between searches and must follow every change, from this process or another.
-Closing a store optimizes its shards (a large write segment becomes a read-only one, with
-no HNSW graph, so dense search stays exact), and a shard from before that is upgraded.
+Closing a store optimizes its shards: a write segment past the graph threshold becomes a
+read-only one with an HNSW graph whose searches find what an exact scan finds; a smaller
+one stays plain (exact). Shards made with other graph settings are upgraded.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import qdrant_edge as qe
 
 from archivist.index.catalog import Catalog
+from archivist.index.edge_config import GRAPH_M
 from archivist.index.edge_store import EdgeVectorStore
 from archivist.index.sparse import SparseVector
 from archivist.index.vectors import DENSE, SPARSE
@@ -50,44 +52,112 @@ def test_a_shard_of_the_first_edge_release_is_upgraded_on_open(tmp_path: Path) -
     assert set(store._shard("default").info().payload_schema) == {"document_id", "kind"}  # type: ignore[union-attr]
     store.close()
     config = json.loads((root / "default" / "edge_config.json").read_text())
-    assert config["hnsw_config"]["m"] == 0 and config["hnsw_config"]["payload_m"] == 0
+    assert config["hnsw_config"]["m"] == GRAPH_M and config["hnsw_config"]["payload_m"] == 0
     reopened = qe.EdgeShard.load(str(root / "default"))  # both stay: logged and flushed
     assert "kind" in reopened.info().payload_schema
     reopened.close()
 
 
-def test_closing_optimizes_a_large_shard_and_search_stays_exact(tmp_path: Path) -> None:
-    dim, docs, per_doc = 384, 70, 100  # 7,000 chunks: past the engine's indexing threshold
-    rng = np.random.default_rng(7)
-    matrix = rng.standard_normal((docs * per_doc, dim)).astype(np.float32)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    store = EdgeVectorStore(tmp_path / "vectors")
-    store.ensure("default", dim)
-    for d in range(docs):
+DIM, PER_DOC = 32, 100
+THRESHOLD_KB = 200  # 1,600 chunks of 32 floats: 2,000 pass it, 1,000 do not
+
+
+def _unit_rows(count: int, seed: int) -> np.ndarray:
+    matrix = np.random.default_rng(seed).standard_normal((count, DIM)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def _fill(store: EdgeVectorStore, matrix: np.ndarray) -> None:
+    store.ensure("default", DIM)
+    for d in range(len(matrix) // PER_DOC):
         children = [
             Child(child_id=f"d{d}-c{n}", parent_id=f"d{d}-p0", document_id=f"d{d}", position=n,
                   text=f"chunk {n} of document {d}", heading_path=[], page_start=None,
                   page_end=None)
-            for n in range(per_doc)
+            for n in range(PER_DOC)
         ]
-        dense = matrix[d * per_doc : (d + 1) * per_doc].tolist()
-        sparse = [SparseVector([d, 1000 + n], [1.0, 1.0]) for n in range(per_doc)]
+        dense = matrix[d * PER_DOC : (d + 1) * PER_DOC].tolist()
+        sparse = [SparseVector([d, 1000 + n], [1.0, 1.0]) for n in range(PER_DOC)]
         store.upsert("default", children, dense, sparse, f"d{d}.md")
-    query = matrix[0] * 0.6 + matrix[1234] * 0.4  # near two known chunks, no ties
-    best = np.argsort(-(matrix @ query))[:10]
-    expected = [f"d{i // per_doc}-c{i % per_doc}" for i in best]
-    assert store._shard("default").info().segments_count == 1  # type: ignore[union-attr]
-    store.close()
 
-    store = EdgeVectorStore(tmp_path / "vectors")
-    info = store._shard("default").info()  # type: ignore[union-attr]
-    assert info.segments_count >= 2  # the read-only segment, and a new write segment
-    assert store.count("default") == docs * per_doc
-    assert store.document_ids("default") == {f"d{d}" for d in range(docs)}
-    hits = store.query("default", "dense", 10, query.tolist(), None)
-    assert [h.payload["child_id"] for h in hits] == expected  # exact, as brute force
+
+def _dense_indexes(shard_dir: Path) -> list[str]:
+    """The dense index type of every segment that holds points ("plain" or "hnsw")."""
+    kinds = []
+    for segment in sorted((shard_dir / "segments").glob("*/segment.json")):
+        config = json.loads(segment.read_text())["config"]["vector_data"][DENSE]
+        kinds.append(config["index"]["type"])
+    return kinds
+
+
+def _exact_top(matrix: np.ndarray, query: np.ndarray, k: int) -> list[str]:
+    return [f"d{i // PER_DOC}-c{i % PER_DOC}" for i in np.argsort(-(matrix @ query))[:k]]
+
+
+def test_closing_builds_a_graph_past_the_threshold_that_finds_the_exact_neighbours(
+    tmp_path: Path,
+) -> None:
+    matrix = _unit_rows(2_000, seed=7)
+    store = EdgeVectorStore(tmp_path / "vectors", graph_threshold_kb=THRESHOLD_KB)
+    _fill(store, matrix)
+    assert _dense_indexes(tmp_path / "vectors" / "default") == ["plain"]  # one write segment
+    store.close()
+    assert "hnsw" in _dense_indexes(tmp_path / "vectors" / "default")
+
+    store = EdgeVectorStore(tmp_path / "vectors", graph_threshold_kb=THRESHOLD_KB)
+    assert store.count("default") == len(matrix)
+    assert store.document_ids("default") == {f"d{d}" for d in range(len(matrix) // PER_DOC)}
+    found = 0
+    queries = _unit_rows(30, seed=8)
+    for q in queries:
+        query = q * 0.5 + matrix[int(abs(q[0]) * 1999)] * 0.5  # a known chunk close by
+        hits = store.query("default", "dense", 10, query.tolist(), None)
+        expected = _exact_top(matrix, query, 10)
+        assert hits[0].payload["child_id"] == expected[0]
+        found += len({h.payload["child_id"] for h in hits} & set(expected))
+    assert found / (10 * len(queries)) >= 0.97  # the graph misses (almost) nothing
     bm25 = store.query("default", "bm25", 3, None, SparseVector([5], [1.0]))
     assert {h.payload["document_id"] for h in bm25} == {"d5"}
+    store.close()
+
+
+def test_a_shard_below_the_threshold_stays_plain_and_exact(tmp_path: Path) -> None:
+    matrix = _unit_rows(1_000, seed=9)
+    store = EdgeVectorStore(tmp_path / "vectors", graph_threshold_kb=THRESHOLD_KB)
+    _fill(store, matrix)
+    store.close()
+    assert set(_dense_indexes(tmp_path / "vectors" / "default")) == {"plain"}
+    store = EdgeVectorStore(tmp_path / "vectors", graph_threshold_kb=THRESHOLD_KB)
+    query = matrix[3] * 0.6 + matrix[444] * 0.4
+    hits = store.query("default", "dense", 10, query.tolist(), None)
+    assert [h.payload["child_id"] for h in hits] == _exact_top(matrix, query, 10)
+    store.close()
+
+
+def test_a_plain_shard_of_the_previous_release_gets_the_graph_on_close(tmp_path: Path) -> None:
+    shard_dir = tmp_path / "vectors" / "default"
+    previous = qe.EdgeConfig(  # as the previous release made them: no graph (m=0)
+        vectors={DENSE: qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)},
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=THRESHOLD_KB,
+                                       payload_m=0),
+        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=THRESHOLD_KB),
+    )
+    qe.EdgeShard.create(str(shard_dir), previous).close()
+    matrix = _unit_rows(2_000, seed=10)
+    store = EdgeVectorStore(tmp_path / "vectors")  # loads it with the graph settings
+    _fill(store, matrix)
+    store.close()
+    config = json.loads((shard_dir / "edge_config.json").read_text())
+    assert config["hnsw_config"]["m"] == GRAPH_M
+    assert config["hnsw_config"]["full_scan_threshold"] == THRESHOLD_KB  # its threshold kept
+    assert "hnsw" in _dense_indexes(shard_dir)
+    store = EdgeVectorStore(tmp_path / "vectors")
+    query = matrix[17] * 0.6 + matrix[1500] * 0.4
+    sparse = SparseVector([1017], [1.0])  # chunk 17 of every document
+    hits = store.query("default", "hybrid", 5, query.tolist(), sparse)
+    assert hits[0].payload["child_id"] == "d0-c17"  # first in both lists
+    assert store.count("default") == len(matrix)
     store.close()
 
 

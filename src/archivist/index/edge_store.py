@@ -18,6 +18,12 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
+from archivist.index.edge_config import (
+    edge_config,
+    has_current_graph_settings,
+    search_params,
+    upgrade_config,
+)
 from archivist.index.sparse import SparseVector
 from archivist.index.vectors import (
     DENSE,
@@ -74,33 +80,15 @@ class DirectoryLock:
             self._fd = None
 
 
-def _no_graph() -> qe.HnswIndexConfig:
-    """No HNSW graph (``m=0``, ``payload_m=0``): dense search stays exact, as before.
-
-    Building the graph for 100k chunks took 810 s on the 2-core machine and made loading
-    slower; without it the optimizer only turns the write segment into a read-only one.
-    """
-    return qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
-
-
-def _sparse_params() -> dict[str, qe.EdgeSparseVectorParams]:
-    return {SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
-
-
-def edge_config(dimension: int) -> qe.EdgeConfig:
-    """Named cosine dense vectors and BM25 sparse vectors whose IDF the engine applies."""
-    return qe.EdgeConfig(
-        vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
-        sparse_vectors=_sparse_params(),
-        hnsw_config=_no_graph(),
-    )
-
-
 class EdgeVectorStore:
     """``VectorStore`` on Qdrant Edge shards in ``root`` (``root/<collection>``)."""
 
-    def __init__(self, root: Path, lock: DirectoryLock | None = None) -> None:
+    def __init__(
+        self, root: Path, lock: DirectoryLock | None = None,
+        graph_threshold_kb: int | None = None,
+    ) -> None:
         self.root = root
+        self._graph_threshold_kb = graph_threshold_kb
         root.mkdir(parents=True, exist_ok=True)
         self._lock = lock or DirectoryLock(root.parent / "library.lock", str(root.parent))
         self._shards: dict[str, qe.EdgeShard] = {}
@@ -137,15 +125,16 @@ class EdgeVectorStore:
             return self._shards[collection]
 
     def _load(self, collection: str) -> qe.EdgeShard:
-        """Load a shard; one made before ``_no_graph`` gets that setting written first."""
+        """Load a shard; one made with other graph settings gets ours written first.
+
+        Its read-only segments get the graph the next time the shard is optimized (on
+        close): the optimizer rebuilds a segment whose index differs from the settings.
+        """
         path = self._path(collection)
         config = json.loads((path / _CONFIG_FILE).read_text(encoding="utf-8"))
-        hnsw = config.get("hnsw_config") or {}
-        if hnsw.get("m") == 0 and hnsw.get("payload_m") == 0:
+        if has_current_graph_settings(config):
             return qe.EdgeShard.load(str(path))
-        # vectors left out: they are checked against, and inherited from, the shard
-        upgrade = qe.EdgeConfig(sparse_vectors=_sparse_params(), hnsw_config=_no_graph())
-        return qe.EdgeShard.load(str(path), upgrade)
+        return qe.EdgeShard.load(str(path), upgrade_config(config))
 
     def dense_size(self, collection: str) -> int | None:
         """The dense vector size of an existing collection."""
@@ -162,7 +151,9 @@ class EdgeVectorStore:
             path = self._path(collection)
             if path.exists():  # a creation that died before writing its config
                 shutil.rmtree(path)
-            shard = qe.EdgeShard.create(str(path), edge_config(dimension))
+            shard = qe.EdgeShard.create(
+                str(path), edge_config(dimension, self._graph_threshold_kb)
+            )
             _index_fields(shard)
             self._shards[collection] = shard
 
@@ -305,10 +296,13 @@ class EdgeVectorStore:
         """Optimize, flush and close every shard, keeping the library lock.
 
         ``optimize`` turns a write segment that has grown past the engine's indexing
-        threshold (about 6,500 chunks of 384 dimensions) into a read-only segment, which
-        opens several times faster (a 100k library: 0.3 s instead of 1.3 s) and searches
-        faster; smaller libraries are left as they are. It is crash-safe: the engine builds
-        the new segment beside the old one and swaps them; a kill leaves the old one.
+        threshold (about 6,500 chunks of 384 dimensions) into a read-only segment with an
+        HNSW graph, which opens several times faster and searches without scanning every
+        vector; smaller libraries are left as they are (0.1 ms). Building the graph is the
+        cost (see docs/benchmarks.md, "Scale"). It holds the interpreter for its whole run,
+        so it cannot run in a background thread of ``archivist serve``: a server builds it
+        when it stops. It is crash-safe: the engine builds the new segment beside the old
+        one and swaps them; a kill leaves the old one.
         """
         with self._guard:
             for shard in self._shards.values():
@@ -343,19 +337,22 @@ def _request(
 ) -> qe.QueryRequest | None:
     """One search as the engine takes it; ``None`` for BM25 without a known term."""
     dense_query = qe.Query.Nearest([float(x) for x in dense or []], using=DENSE)
+    graph = search_params(max(limit, prefetch_limit))
     sparse_query = (
         qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), SPARSE)
         if sparse is not None and sparse.indices
         else None
     )
     if mode == "dense":
-        return qe.QueryRequest(limit=limit, query=dense_query, filter=flt, with_payload=True)
+        return qe.QueryRequest(
+            limit=limit, query=dense_query, filter=flt, with_payload=True, params=graph
+        )
     if mode == "bm25":
         if sparse_query is None:
             return None
         return qe.QueryRequest(limit=limit, query=sparse_query, filter=flt, with_payload=True)
     depth = max(prefetch_limit, limit)
-    prefetches = [qe.Prefetch(limit=depth, query=dense_query, filter=flt)]
+    prefetches = [qe.Prefetch(limit=depth, query=dense_query, filter=flt, params=graph)]
     if sparse_query is not None:
         prefetches.append(qe.Prefetch(limit=depth, query=sparse_query, filter=flt))
     return qe.QueryRequest(

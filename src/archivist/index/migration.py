@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import qdrant_edge as qe
 
-from archivist.index.edge_store import edge_config
+from archivist.index.edge_config import edge_config
 from archivist.index.vectors import DENSE, SPARSE, LibraryInUse, VectorStoreUnreadable
 from archivist.types import ArchivistError
 

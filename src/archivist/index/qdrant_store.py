@@ -16,6 +16,7 @@ from archivist.index.sparse import SparseVector
 from archivist.index.vectors import (
     DENSE,
     RRF_K,
+    SEARCH_EF,
     SPARSE,
     UNSEARCHED_KINDS,
     UPSERT_BATCH,
@@ -203,6 +204,7 @@ def _request(
 ) -> models.QueryRequest | None:
     """One search as the server takes it; ``None`` for BM25 without a known term."""
     dense_query = [float(x) for x in dense or []]
+    graph = models.SearchParams(hnsw_ef=max(SEARCH_EF, limit, prefetch_limit))
     sparse_query = (
         models.SparseVector(indices=sparse.indices, values=sparse.values)
         if sparse is not None and sparse.indices
@@ -210,7 +212,8 @@ def _request(
     )
     if mode == "dense":
         return models.QueryRequest(
-            query=dense_query, using=DENSE, filter=flt, limit=limit, with_payload=True
+            query=dense_query, using=DENSE, filter=flt, limit=limit, with_payload=True,
+            params=graph,
         )
     if mode == "bm25":
         if sparse_query is None:
@@ -219,7 +222,9 @@ def _request(
             query=sparse_query, using=SPARSE, filter=flt, limit=limit, with_payload=True
         )
     depth = max(prefetch_limit, limit)
-    prefetch = [models.Prefetch(query=dense_query, using=DENSE, filter=flt, limit=depth)]
+    prefetch = [
+        models.Prefetch(query=dense_query, using=DENSE, filter=flt, limit=depth, params=graph)
+    ]
     if sparse_query is not None:
         prefetch.append(models.Prefetch(query=sparse_query, using=SPARSE, filter=flt, limit=depth))
     return models.QueryRequest(

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 # leans on each list's first few ranks; the classic k=60 measured better on SciFact
 # (nDCG@10 0.723 vs 0.714, docs/benchmarks.md).
 RRF_K = 60
+#: Candidates a graph (HNSW) search keeps, on both engines. On SciFact's real embeddings
+#: (24.7k chunks, 300 queries) it finds 99.5% of the exact top 10 and 98.8% of the top 40.
+SEARCH_EF = 128
 DENSE = "dense"
 SPARSE = "bm25"
 UPSERT_BATCH = 256
