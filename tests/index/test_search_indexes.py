@@ -154,7 +154,7 @@ def test_a_plain_shard_of_the_previous_release_gets_the_graph_on_close(tmp_path:
     assert "hnsw" in _dense_indexes(shard_dir)
     store = EdgeVectorStore(tmp_path / "vectors")
     query = matrix[17] * 0.6 + matrix[1500] * 0.4
-    sparse = SparseVector([1017], [1.0])  # chunk 17 of every document
+    sparse = SparseVector([0, 1017], [1.0, 1.0])  # only d0-c17 has both terms
     hits = store.query("default", "hybrid", 5, query.tolist(), sparse)
     assert hits[0].payload["child_id"] == "d0-c17"  # first in both lists
     assert store.count("default") == len(matrix)
