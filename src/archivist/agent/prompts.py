@@ -101,8 +101,9 @@ WRITE_SYSTEM = f"""Answer the user's question from the passages below, and only 
 them: never from general knowledge. Read every passage: the answer may be in any of them,
 often in a table row. Be concise, with no preamble. {CITATION_RULE}
 For a web passage cite its title in square brackets, e.g. [Jupiter].
-If the passages do not answer the question, reply "{ABSTAIN_PREFIX} ..." and say what is
-missing. {UNTRUSTED_NOTE}"""
+If the passages answer only part of the question, answer that part with its citation and
+say which part they do not state. If they answer none of it, reply "{ABSTAIN_PREFIX} ..."
+and say what is missing. {UNTRUSTED_NOTE}"""
 
 # its example figure is made up: an example taken from the evaluation set would hand the
 # model that item's answer
@@ -111,7 +112,8 @@ a first reading found no answer in them. Read them again, one by one, tables inc
 the sentence or table row that states what the question asks, and answer from it, concisely,
 with no preamble: a sentence that states it, then its citation, e.g. "Revenue was $2,410
 million in 2021 [report.pdf, p. 4]." A citation alone is not an answer. {CITATION_RULE}
-Only if no passage states it for exactly what the question asks (the same thing, the same
+If the passages state only part of what is asked, answer that part and say which part they
+do not state. Only if no passage states it for exactly what the question asks (the same thing, the same
 year or period, the same company or person), reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""
 
