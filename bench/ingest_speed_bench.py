@@ -15,6 +15,7 @@ first part saves the chunk texts to ``--texts`` for the others.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -49,8 +50,33 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def archivist_ingest(pdfs: Path, backend: str) -> tuple[float, dict[str, float], list[str]]:
-    """Wall time of a full ingest, its time split (with ``cpu``), and the texts it embedded."""
+def chunk_fingerprint(store: Any) -> dict[str, Any]:
+    """Counts and one SHA-256 of every stored parent and child: text, heading path, pages,
+    kind and position, document by document (two runs with the same figures stored the
+    same chunks with the same page map)."""
+    digest = hashlib.sha256()
+    parents = children = 0
+    for doc in sorted(store.documents(), key=lambda d: d.name):
+        rows = sorted(store.parents_of(doc.document_id), key=lambda p: p.position)
+        place = {p.parent_id: p.position for p in rows}
+        for p in rows:
+            record = [doc.name, "parent", p.position, p.text, p.heading_path, p.page_start,
+                      p.page_end, p.kind]
+            digest.update(json.dumps(record).encode())
+        kids = sorted(store.children_of(doc.document_id), key=lambda c: c.position)
+        for c in kids:
+            record = [doc.name, "child", place[c.parent_id], c.position, c.text,
+                      c.heading_path, c.page_start, c.page_end, c.kind]
+            digest.update(json.dumps(record).encode())
+        parents, children = parents + len(rows), children + len(kids)
+    return {"parents": parents, "children": children, "sha256": digest.hexdigest()}
+
+
+def archivist_ingest(
+    pdfs: Path, backend: str
+) -> tuple[float, dict[str, float], list[str], dict[str, Any]]:
+    """Wall time of a full ingest, its time split (with ``cpu``), the texts it embedded
+    and the fingerprint of the chunks it stored."""
     workdir = Path(tempfile.mkdtemp(prefix="archivist-speed-"))
     try:
         settings = Settings(data_dir=workdir, ocr="off", embedding_backend=backend)  # type: ignore[arg-type]
@@ -66,7 +92,8 @@ def archivist_ingest(pdfs: Path, backend: str) -> tuple[float, dict[str, float],
                 for doc in library.store.documents()
                 for child in library.store.children_of(doc.document_id)
             ]
-        return wall, dict(report.timings) | {"cpu": cpu}, texts
+            chunks = chunk_fingerprint(library.store)
+        return wall, dict(report.timings) | {"cpu": cpu}, texts, chunks
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -126,15 +153,18 @@ def main() -> int:
     figures: dict[str, Any] = {"part": args.part}
     texts: list[str] = []
     if args.part in ("all", "archivist"):
-        wall, split, texts = archivist_ingest(args.pdfs, "onnx")
-        figures |= {"chunks": len(texts), "archivist_s": wall, "archivist_split_s": split}
+        wall, split, texts, chunks = archivist_ingest(args.pdfs, "onnx")
+        figures |= {"chunks": len(texts), "archivist_s": wall, "archivist_split_s": split,
+                    "stored_chunks": chunks}
         split_text = ", ".join(f"{k} {v:.1f} s" for k, v in split.items())
         print(f"archivist: {len(texts)} chunks in {wall:.1f} s (load {load()})", flush=True)
+        print(f"stored: {chunks['parents']} parents, {chunks['children']} children, "
+              f"sha256 {chunks['sha256']}", flush=True)
         print(f"archivist split: {split_text}", flush=True)
         if args.texts:
             args.texts.write_text(json.dumps(texts))
         if args.levers:
-            torch_wall, torch_split, _ = archivist_ingest(args.pdfs, "torch")
+            torch_wall, torch_split, _, _ = archivist_ingest(args.pdfs, "torch")
             figures["archivist_torch_backend_s"] = torch_wall
             figures["archivist_torch_backend_split_s"] = torch_split
             print(f"archivist, torch backend: {torch_wall:.1f} s", flush=True)

@@ -35,6 +35,17 @@ def test_onnx_fp32_matches_sentence_transformers(
     assert np.allclose(fp32.embed_query(TEXTS[3]), theirs[3], atol=1e-4)
 
 
+def test_batching_by_tokens_changes_no_vector(fp32: OnnxEmbedder) -> None:
+    # a row of figures has more tokens than prose of more characters: both orders meet
+    figures = "| 2017 | 11,692,713 | 8,830,669 | 6,779,511 | 1,246,505 |"
+    texts = [t[: 20 + 37 * i] for i, t in enumerate(TEXTS * 4)] + [figures] * 3
+    alone = np.array([fp32.embed_query(t) for t in texts])
+    together = np.array(fp32.embed_documents(texts))
+    assert (alone * together).sum(axis=1).min() > 0.99999
+    lengths = [len(fp32._tokenizer(t)["input_ids"]) for t in texts]
+    assert lengths[-1] > lengths[2] and len(texts[-1]) < len(texts[2])
+
+
 @pytest.mark.slow
 def test_onnx_int8_stays_close_and_ranks_alike(embedder: SentenceTransformerEmbedder) -> None:
     int8 = OnnxEmbedder("all-MiniLM-L6-v2", quantized=True)

