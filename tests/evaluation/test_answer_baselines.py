@@ -57,6 +57,10 @@ def test_abstention_and_citation_scores() -> None:
     assert abstention_correct(False, "Leonardo da Vinci.") == 0.0
     assert abstention_correct(True, "The documents do not contain it.") == 0.0
     assert abstention_correct(None, "x") is None
+    # a bare citation is no answer, and no honest abstention either
+    assert abstention_correct(True, "[read.fwf.pdf, p. 15]") == 0.0
+    assert abstention_correct(False, " [a.md]. ") == 0.0
+    assert abstention_correct(True, "read.fwf [read.fwf.pdf, p. 15]") == 1.0
     gold = [("10K.pdf", 21)]
     assert citation_correct(gold, [("10K.pdf", 20, 22)], "It was 9.43 [10K.pdf, p. 21]") == 1.0
     assert citation_correct(gold, [("10K.pdf", 30, 30)], "It was 9.43 [10K.pdf, p. 30]") == 0.0

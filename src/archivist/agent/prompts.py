@@ -113,9 +113,9 @@ the sentence or table row that states what the question asks, and answer from it
 with no preamble: a sentence that states it, then its citation, e.g. "Revenue was $2,410
 million in 2021 [report.pdf, p. 4]." A citation alone is not an answer. {CITATION_RULE}
 If the passages state only part of what is asked, answer that part and say which part they
-do not state. Only if no passage states it for exactly what the question asks (the same thing, the same
-year or period, the same company or person), reply "{ABSTAIN_PREFIX} ..." and say what is
-missing. {UNTRUSTED_NOTE}"""
+do not state. Only if no passage states it for exactly what the question asks (the same
+thing, the same year or period, the same company or person), reply "{ABSTAIN_PREFIX} ..."
+and say what is missing. {UNTRUSTED_NOTE}"""
 
 # the question comes last: the 1.5B model wrote "The documents do not contain ..." over a
 # passage holding the answer when the question came first, and answered it (57,834

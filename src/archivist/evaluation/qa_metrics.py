@@ -162,9 +162,15 @@ def abstained(answer: str) -> bool:
 
 
 def abstention_correct(answerable: bool | None, answer: str) -> float | None:
-    """1.0 when the answer abstains exactly when the documents cannot answer."""
+    """1.0 when the answer abstains exactly when the documents cannot answer.
+
+    A reply that is only a citation ("[read.fwf.pdf, p. 15]", naive RAG's whole answer on
+    the 1.5B model) neither answers nor abstains: it scores 0 either way.
+    """
     if answerable is None:
         return None
+    if not without_citations(answer):
+        return 0.0
     return float(abstained(answer) != answerable)
 
 
