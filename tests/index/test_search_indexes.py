@@ -20,7 +20,7 @@ from archivist.index.catalog import Catalog
 from archivist.index.edge_config import GRAPH_M
 from archivist.index.edge_store import EdgeVectorStore
 from archivist.index.sparse import SparseVector
-from archivist.index.vectors import DENSE, SPARSE
+from archivist.index.vectors import DENSE, GRAPH_THRESHOLD_KB, SPARSE
 from archivist.types import Child, DocumentRecord
 
 
@@ -53,6 +53,10 @@ def test_a_shard_of_the_first_edge_release_is_upgraded_on_open(tmp_path: Path) -
     store.close()
     config = json.loads((root / "default" / "edge_config.json").read_text())
     assert config["hnsw_config"]["m"] == GRAPH_M and config["hnsw_config"]["payload_m"] == 0
+    # it had the engine's default threshold (10 MB): it gets ours, so a library of SciFact's
+    # size (24.7k chunks, 37 MB of vectors) stays exact
+    assert config["optimizers"]["indexing_threshold"] == GRAPH_THRESHOLD_KB
+    assert config["hnsw_config"]["full_scan_threshold"] == GRAPH_THRESHOLD_KB
     reopened = qe.EdgeShard.load(str(root / "default"))  # both stay: logged and flushed
     assert "kind" in reopened.info().payload_schema
     reopened.close()

@@ -15,6 +15,7 @@ from qdrant_client import QdrantClient, models
 from archivist.index.sparse import SparseVector
 from archivist.index.vectors import (
     DENSE,
+    GRAPH_THRESHOLD_KB,
     RRF_K,
     SEARCH_EF,
     SPARSE,
@@ -73,6 +74,9 @@ class QdrantServerStore:
                 DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)
             },
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            # the embedded engine's graph threshold: exact search below it, a graph above
+            hnsw_config=models.HnswConfigDiff(full_scan_threshold=GRAPH_THRESHOLD_KB),
+            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=GRAPH_THRESHOLD_KB),
         )
         with warnings.catch_warnings():  # qdrant-client's local mode says it needs no index
             warnings.simplefilter("ignore", UserWarning)
