@@ -75,12 +75,21 @@ class Job:
         self.current_chunks_done = self.current_chunks_total = 0
 
     def fraction(self) -> float:
-        """How far the job is, from 0 to 1 (files, and chunks within the current file)."""
+        """How far the job is, from 0 to 1 (files done, and the current file's share).
+
+        Within a file, its pages converted are the first half and its chunks embedded the
+        second, so a 70-page PDF moves the bar while it converts.
+        """
         if not self.staged:
             return 1.0
-        within = (self.current_chunks_done / self.current_chunks_total
-                  if self.current_chunks_total else 0.0)
-        return min(1.0, (self.files_done + 0.9 * within) / len(self.staged))
+        embedded = (self.current_chunks_done / self.current_chunks_total
+                    if self.current_chunks_total else 0.0)
+        if self.current_page_count:
+            converted = min(1.0, self.current_pages / self.current_page_count)
+        else:  # no page count (Markdown, HTML, Word): converted once chunks are known
+            converted = 1.0 if self.current_chunks_total else 0.0
+        within = 0.5 * converted + 0.5 * embedded
+        return min(1.0, (self.files_done + 0.95 * within) / len(self.staged))
 
     def describe(self) -> str:
         """One progress line: the stage of the current file, then the totals so far."""
