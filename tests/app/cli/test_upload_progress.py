@@ -38,7 +38,7 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
     ])
     library = Application(Settings(data_dir=tmp_path / "lib", llm="scripted"), embedder=embedder)
     seen: list[tuple[str, int, int, int, int]] = []
-    counts: list[tuple[str, int]] = []  # (stage, the file's page count)
+    page_counts: list[tuple[str, int]] = []  # (stage, the file's page count)
     try:
         with served(create_app(library, ui=False)) as url, httpx.Client(
                 base_url=url, timeout=60) as http:
@@ -49,7 +49,7 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
                 view = http.get(f"/v1/documents/jobs/{job['job_id']}").json()
                 seen.append((view["stage"], view["current_pages"], view["current_chunks_done"],
                              view["current_chunks_total"], view["pages_converted"]))
-                counts.append((view["stage"], view["current_page_count"]))
+                page_counts.append((view["stage"], view["current_page_count"]))
                 if view["status"] in ("done", "failed"):
                     break
                 assert time.monotonic() < deadline, "the upload did not finish"
@@ -71,7 +71,8 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
     assert shown == sorted(shown) and len({p for p in shown if 0 < p < PAGES}) >= 2, shown
     assert view["pages_converted"] == PAGES
     # the file's page count is known from the start of its conversion: 70, never the pages so far
-    assert {count for stage, count in counts if stage in ("converting", "embedding")} == {PAGES}
+    assert {count for stage, count in page_counts
+            if stage in ("converting", "embedding")} == {PAGES}
     stages = [s[0] for s in seen]
     assert stages.index("embedding") < stages.index("done")
 
