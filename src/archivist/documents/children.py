@@ -9,6 +9,7 @@ import re
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+from archivist.documents.headings import heading_title
 from archivist.documents.tables import Block, blocks, leading_rows, split_rows, split_table
 from archivist.types import LoadedDocument, Section
 
@@ -33,7 +34,10 @@ def split_children(
     chunk is located in the parent, so a child's ``start``/``end`` are offsets in the
     document and its ``text`` equals ``doc.markdown[start:end]`` -- except a table piece
     after the first, whose text starts with the table's header rows. Together the children
-    cover every non-whitespace character of the parent; none is whitespace only. A child
+    cover every non-whitespace character of the parent, except a piece that is nothing but
+    a heading already in the heading path (every child carries that path as its context, so
+    the lone heading is left out rather than joined to the text after it); none is
+    whitespace only. A child
     is longer than ``size`` only when it absorbed a neighbour under ``MIN_TEXT`` (by at most
     ``2 * MIN_TEXT``) or holds a single table row longer than ``size``. Children keep the
     parent's heading path and kind. Their pages come from ``doc`` when given, else they
@@ -52,6 +56,7 @@ def split_children(
             pieces += [(p.start, p.end, p.header) for p in split_table(section.text, block, size)]
         else:
             pieces += _text_pieces(section.text, block, splitter, overlap)
+    pieces = _without_lone_headings(section.text, pieces, section.heading_path)
     pieces = _merge_small(section.text, pieces, size + 2 * MIN_TEXT)
     children: list[Section] = []
     for start, end, header in pieces:
@@ -77,6 +82,20 @@ def _text_pieces(
         (block.start + offset, block.start + offset + len(chunk), "")
         for chunk, offset in zip(chunks, offsets, strict=True)
     ]
+
+
+def _without_lone_headings(
+    text: str, pieces: list[tuple[int, int, str]], path: list[str]
+) -> list[tuple[int, int, str]]:
+    """Drop pieces that are only a heading named in ``path`` (unless nothing else is left).
+
+    Measured on SciFact: joining a title-only piece to the abstract's first 500 characters
+    put the title into that child twice (context and text) and cost 0.002 nDCG@10 in every
+    search mode; leaving it out gives the figures of the unjoined pieces back exactly.
+    """
+    named = {title.casefold() for title in path}
+    kept = [p for p in pieces if (heading_title(text[p[0] : p[1]]) or "").casefold() not in named]
+    return kept if kept else pieces
 
 
 def _merge_small(

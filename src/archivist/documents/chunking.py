@@ -47,16 +47,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from archivist.documents.children import MIN_TEXT, split_children
+from archivist.documents.headings import HEADING, clean_title
 from archivist.documents.tables import is_delimiter_row
 from archivist.types import LoadedDocument, Section
 
 __all__ = ["MIN_TEXT", "heading_path_text", "split_children", "split_parents"]
 
-_HEADING = re.compile(r" {0,3}(#{1,3})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
-_STAR_EMPHASIS = re.compile(r"(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*$", re.MULTILINE)
-_UNDERSCORE_EMPHASIS = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
 
 # Where a long section may be cut, best first. A cut goes at a match's end, which is
 # the end of a whitespace run, so the next piece starts with text.
@@ -174,21 +172,11 @@ def _find_headings(text: str) -> list[_Heading]:
                 fence = ""
         elif opened := _FENCE_OPEN.match(line):
             fence = opened.group(1)
-        elif heading := _HEADING.fullmatch(line):
-            title = _clean_title(heading.group(2) or "")
+        elif heading := HEADING.fullmatch(line):
+            title = clean_title(heading.group(2) or "")
             headings.append(_Heading(offset, len(heading.group(1)), title))
         offset += len(raw_line) + 1
     return headings
-
-
-def _clean_title(title: str) -> str:
-    """Strip Markdown emphasis markers and extra spaces from a heading's text."""
-    previous = None
-    while previous != title:
-        previous = title
-        title = _STAR_EMPHASIS.sub(r"\2", title)
-        title = _UNDERSCORE_EMPHASIS.sub(r"\2", title)
-    return " ".join(title.split())
 
 
 def _heading_units(text: str) -> list[_Unit]:
