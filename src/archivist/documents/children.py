@@ -34,10 +34,10 @@ def split_children(
     chunk is located in the parent, so a child's ``start``/``end`` are offsets in the
     document and its ``text`` equals ``doc.markdown[start:end]`` -- except a table piece
     after the first, whose text starts with the table's header rows. Together the children
-    cover every non-whitespace character of the parent, except a piece that is nothing but
-    a heading already in the heading path (every child carries that path as its context, so
-    the lone heading is left out rather than joined to the text after it); none is
-    whitespace only. A child
+    cover every non-whitespace character of the parent, except a piece under ``MIN_TEXT``
+    that is nothing but a heading already in the heading path (every child carries that
+    path as its context, so the lone heading is left out rather than joined to the text
+    after it); none is whitespace only. A child
     is longer than ``size`` only when it absorbed a neighbour under ``MIN_TEXT`` (by at most
     ``2 * MIN_TEXT``) or holds a single table row longer than ``size``. Children keep the
     parent's heading path and kind. Their pages come from ``doc`` when given, else they
@@ -87,14 +87,23 @@ def _text_pieces(
 def _without_lone_headings(
     text: str, pieces: list[tuple[int, int, str]], path: list[str]
 ) -> list[tuple[int, int, str]]:
-    """Drop pieces that are only a heading named in ``path`` (unless nothing else is left).
+    """Drop pieces under ``MIN_TEXT`` that are only a heading named in ``path``.
 
-    Measured on SciFact: joining a title-only piece to the abstract's first 500 characters
-    put the title into that child twice (context and text) and cost 0.002 nDCG@10 in every
-    search mode; leaving it out gives the figures of the unjoined pieces back exactly.
+    Nothing is dropped when nothing else would be left. Measured on SciFact: joining a
+    short title-only piece to the abstract's first 500 characters put the title into that
+    child twice (context and text) and cost about 0.002 nDCG@10 in every search mode;
+    leaving it out gives the figures of the unjoined pieces back. Longer lone headings stay
+    children (dropping those too cost hybrid 0.004).
     """
     named = {title.casefold() for title in path}
-    kept = [p for p in pieces if (heading_title(text[p[0] : p[1]]) or "").casefold() not in named]
+
+    def lone_heading(piece: tuple[int, int, str]) -> bool:
+        piece_text = text[piece[0] : piece[1]]
+        if len(piece_text.strip()) >= MIN_TEXT:
+            return False
+        return (heading_title(piece_text) or "").casefold() in named
+
+    kept = [piece for piece in pieces if not lone_heading(piece)]
     return kept if kept else pieces
 
 

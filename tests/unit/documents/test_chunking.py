@@ -89,12 +89,14 @@ def check_children(
         assert child.heading_path == parent.heading_path
         for i in range(child.start - parent.start, child.end - parent.start):
             covered[i] = True
-    # Only a lone heading named in the heading path (the children's context) may be left out.
+    # Only a short lone heading named in the heading path (the children's context) may be
+    # left out.
     named = {title.casefold() for title in parent.heading_path}
     offset = 0
     for line in parent.text.split("\n"):
         missed = [c for i, c in enumerate(line, offset) if not c.isspace() and not covered[i]]
         if missed:
+            assert len(line.strip()) < MIN_TEXT, f"not covered: {line!r}"
             assert (heading_title(line) or "").casefold() in named, f"not covered: {line!r}"
         offset += len(line) + 1
 
@@ -486,6 +488,16 @@ def test_a_lone_heading_in_the_path_is_left_out_and_the_next_child_is_unchanged(
     assert all("A title long enough" not in c.text for c in children)
     assert children[0].text.startswith("Lorem ipsum")
     assert children[0].heading_path == ["A title long enough"]
+    check_children(doc, parent, children, 500)
+
+
+def test_a_lone_heading_of_at_least_the_minimum_stays_a_child() -> None:
+    body = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 12
+    title = "A heading that is long enough to stand as a child of its own"
+    doc = doc_of(f"# {title}\n\n{body}")
+    [parent] = split_parents(doc, min_chars=0, max_chars=4000)
+    children = split_children(parent, 500, 100, doc=doc)
+    assert children[0].text == f"# {title}"
     check_children(doc, parent, children, 500)
 
 
