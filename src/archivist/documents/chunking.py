@@ -35,7 +35,8 @@ Rules for parents (:func:`split_parents`):
 
 Rules for children (:func:`split_children`): Markdown tables are never cut inside a row; a
 table larger than a child is cut by rows and each piece repeats the header. A child with
-under ``MIN_TEXT`` characters of text joins its neighbour.
+under ``MIN_TEXT`` characters of text joins its neighbour, unless it is only a heading the
+heading path already names: that one is left out (every child carries the path as context).
 """
 
 from __future__ import annotations

@@ -480,14 +480,15 @@ def test_children_skip_whitespace_only_text() -> None:
     assert [c.text for c in children] == ["end"]
 
 
-def test_a_lone_heading_in_the_path_is_left_out_and_the_next_child_is_unchanged() -> None:
+def test_a_short_lone_heading_in_the_path_is_left_out_and_the_next_child_is_whole() -> None:
     body = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 12
-    doc = doc_of(f"# A title long enough\n\n{body}")
+    doc = doc_of(f"# A short title\n\n{body}")  # the title and body do not fit one child
     [parent] = split_parents(doc, min_chars=0, max_chars=4000)
     children = split_children(parent, 500, 100, doc=doc)
-    assert all("A title long enough" not in c.text for c in children)
+    assert all("A short title" not in c.text for c in children)
     assert children[0].text.startswith("Lorem ipsum")
-    assert children[0].heading_path == ["A title long enough"]
+    assert len(children[0].text) > 450  # a full child of body text, not a remainder
+    assert children[0].heading_path == ["A short title"]
     check_children(doc, parent, children, 500)
 
 
