@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from typing import Annotated
@@ -73,6 +74,7 @@ def register(app: typer.Typer) -> None:
         from archivist.application import Application
 
         quiet_libraries()
+        logging.getLogger("archivist.sync").setLevel(logging.INFO)  # what a watched folder did
         settings = settings_from_cli(host=host, port=port, data_dir=data_dir, collection=collection)
         try:
             api = create_app(Application(settings), close_application=True)

@@ -27,6 +27,8 @@ _STYLE = {"added": "green", "replaced": "cyan", "renamed": "cyan", "removed": "y
 
 
 def _print(report: SyncReport) -> None:
+    for change in report.skipped:
+        console.print(f"[yellow] skipped[/yellow] {escape(change.path)} ({escape(change.detail)})")
     for change in report.changes:
         style = _STYLE.get(change.action, "white")
         detail = f" ({escape(change.detail)})" if change.detail else ""
