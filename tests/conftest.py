@@ -15,6 +15,7 @@ from tests.eval_data import EVAL_DIR, require_eval  # noqa: E402
 from archivist.application import Application  # noqa: E402
 from archivist.index.embeddings import SentenceTransformerEmbedder  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
+from archivist.testing.postgres import ThrowawayPostgres  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -54,3 +55,21 @@ def library(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterat
     lib = Application(settings, embedder=embedder)
     yield lib
     lib.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[ThrowawayPostgres]:
+    """A throwaway PostgreSQL 16 cluster with pgvector (from the pgserver wheel), per session.
+
+    ``postgres_cluster.create_database()`` makes a fresh database and returns its URL.
+    """
+    with ThrowawayPostgres() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: ThrowawayPostgres) -> Iterator[str]:
+    """The ``postgresql://`` URL of a fresh, empty database (pgvector installed), dropped after."""
+    url = postgres_cluster.create_database()
+    yield url
+    postgres_cluster.drop_database(url.rsplit("/", 1)[1])
