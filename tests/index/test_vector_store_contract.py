@@ -1,4 +1,6 @@
-"""One contract, two engines: the embedded Qdrant Edge store and the Qdrant-server store.
+"""One contract, three engines: embedded Qdrant Edge, a Qdrant server, PostgreSQL + pgvector.
+
+pgvector runs on a real PostgreSQL 16 (the throwaway cluster of ``tests/conftest.py``).
 
 No Qdrant server can run on this machine (no registry package ships its binary; no Docker
 daemon or image registry), so the server store runs on qdrant-client's own in-process implementation
@@ -18,6 +20,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from archivist.index.edge_store import EdgeVectorStore
+from archivist.index.pgvector_store import PgVectorStore
 from archivist.index.qdrant_store import QdrantServerStore
 from archivist.index.sparse import BM25Encoder
 from archivist.index.vectors import RRF_K, VectorStore
@@ -78,11 +81,13 @@ def fill(store: VectorStore, collection: str = "default") -> None:
         )
 
 
-@pytest.fixture(params=["edge", "server"])
+@pytest.fixture(params=["edge", "server", "pgvector"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
     made: VectorStore
     if request.param == "edge":
         made = EdgeVectorStore(tmp_path / "vectors")
+    elif request.param == "pgvector":
+        made = PgVectorStore(request.getfixturevalue("postgres_url"))
     else:
         made = QdrantServerStore(QdrantClient(":memory:"))
     yield made
@@ -263,9 +268,16 @@ def test_collections_are_separate_and_droppable(store: VectorStore) -> None:
     assert not store.exists("one") and store.count("one") == 0 and store.exists("two")
 
 
-def test_both_engines_give_the_same_ranking_and_scores(tmp_path: Path) -> None:
+@pytest.mark.parametrize("other", ["server", "pgvector"])
+def test_every_engine_gives_the_embedded_ranking_and_scores(
+    request: pytest.FixtureRequest, tmp_path: Path, other: str
+) -> None:
     edge = EdgeVectorStore(tmp_path / "vectors")
-    server = QdrantServerStore(QdrantClient(":memory:"))
+    server: VectorStore = (
+        QdrantServerStore(QdrantClient(":memory:"))
+        if other == "server"
+        else PgVectorStore(request.getfixturevalue("postgres_url"))
+    )
     try:
         fill(edge)
         fill(server)

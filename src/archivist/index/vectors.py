@@ -165,3 +165,18 @@ def child_payload(child: Child, document_name: str) -> dict[str, Any]:
         "page_end": child.page_end,
         "kind": child.kind,
     }
+
+
+def rrf(lists: Sequence[Sequence[VectorHit]], limit: int) -> list[VectorHit]:
+    """Reciprocal rank fusion, as Qdrant computes it: the sum of ``1 / (k + rank)``, rank from 0."""
+    fused: dict[str, VectorHit] = {}
+    for hits in lists:
+        for rank, hit in enumerate(hits):
+            key = str(hit.payload["child_id"])
+            seen = fused.get(key)
+            score = 1.0 / (RRF_K + rank)
+            if seen is None:
+                fused[key] = VectorHit(hit.payload, score)
+            else:
+                seen.score += score
+    return sorted(fused.values(), key=lambda hit: -hit.score)[:limit]

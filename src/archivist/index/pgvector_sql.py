@@ -1,0 +1,121 @@
+"""The SQL of the pgvector engine: a collection's tables, its dense and its BM25 search.
+
+Each collection is two tables, registered in ``vector_collections``:
+
+- ``vectors_<id>``: one row per child (a UUID from ``point_id``, its document and kind, the
+  payload as JSON) with its dense vector in a ``vector(dimension)`` column and an HNSW graph
+  over it (cosine, Qdrant's m=16 and ef_construction=100), built only over the kinds a search
+  may return, so no search loses hits to a filter applied after the graph;
+- ``vectors_<id>_terms``: the BM25 sparse vectors as an inverted index (term, child,
+  weight). A search weights each query term by Qdrant's IDF,
+  ``ln(1 + (N - n + 0.5) / (n + 0.5))`` over the collection, so the scores are the embedded
+  engine's BM25 scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+from archivist.index.edge_config import GRAPH_EF_CONSTRUCT, GRAPH_M
+from archivist.index.sparse import SparseVector
+from archivist.index.vectors import UNSEARCHED_KINDS, VectorHit
+
+_KINDS = ", ".join(f"'{kind}'" for kind in UNSEARCHED_KINDS)
+#: Literal, not a parameter: the planner must see that it implies the graph index's predicate.
+SEARCHABLE = sql.SQL(f"kind NOT IN ({_KINDS})")
+REGISTRY = """
+CREATE TABLE IF NOT EXISTS vector_collections (
+    name text PRIMARY KEY,
+    id serial UNIQUE,
+    dimension integer NOT NULL
+)"""
+
+
+def tables(table_id: int) -> tuple[sql.Identifier, sql.Identifier]:
+    """A collection's tables: its children (with dense vectors) and its BM25 terms."""
+    return sql.Identifier(f"vectors_{table_id}"), sql.Identifier(f"vectors_{table_id}_terms")
+
+
+def schema(table_id: int, dimension: int) -> list[sql.Composed]:
+    """The statements that create a collection's tables and indexes."""
+    children, terms = tables(table_id)
+    graph = sql.Identifier(f"vectors_{table_id}_graph")
+    return [
+        sql.SQL(
+            "CREATE TABLE {} (point_id uuid PRIMARY KEY, document_id text NOT NULL, "
+            "kind text NOT NULL, payload jsonb NOT NULL, embedding vector({}) NOT NULL)"
+        ).format(children, sql.Literal(dimension)),
+        sql.SQL("CREATE INDEX ON {} (document_id)").format(children),
+        sql.SQL(
+            "CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops) "
+            "WITH (m = {}, ef_construction = {}) WHERE {}"
+        ).format(graph, children, sql.Literal(GRAPH_M), sql.Literal(GRAPH_EF_CONSTRUCT),
+                 SEARCHABLE),
+        sql.SQL(
+            "CREATE TABLE {} (term integer NOT NULL, point_id uuid NOT NULL "
+            "REFERENCES {} (point_id) ON DELETE CASCADE, weight real NOT NULL, "
+            "PRIMARY KEY (term, point_id) INCLUDE (weight))"
+        ).format(terms, children),
+        sql.SQL("CREATE INDEX ON {} (point_id)").format(terms),
+    ]
+
+
+def _documents(document_ids: list[str] | None) -> tuple[sql.Composable, tuple[Any, ...]]:
+    if not document_ids:
+        return sql.SQL(""), ()
+    return sql.SQL(" AND c.document_id = ANY(%s::text[])"), (list(document_ids),)
+
+
+def dense_search(
+    conn: psycopg.Connection[Any],
+    table: sql.Identifier,
+    vector: Sequence[float],
+    limit: int,
+    document_ids: list[str] | None,
+) -> list[VectorHit]:
+    """Nearest children by cosine (the graph, or exact within documents)."""
+    where, args = _documents(document_ids)
+    query = np.asarray(vector, dtype=np.float32)
+    rows = conn.execute(
+        sql.SQL(
+            "SELECT c.payload, 1 - (c.embedding <=> %s) FROM {} c WHERE c.{}{} "
+            "ORDER BY c.embedding <=> %s LIMIT %s"
+        ).format(table, SEARCHABLE, where),
+        (query, *args, query, limit),
+    ).fetchall()
+    return [VectorHit(dict(row[0]), float(row[1])) for row in rows]
+
+
+def bm25_search(
+    conn: psycopg.Connection[Any],
+    names: tuple[sql.Identifier, sql.Identifier],
+    vector: SparseVector,
+    limit: int,
+    document_ids: list[str] | None,
+) -> list[VectorHit]:
+    """BM25: the stored term weights times the query's, each term weighted by its IDF."""
+    table, terms = names
+    where, args = _documents(document_ids)
+    rows = conn.execute(
+        sql.SQL(
+            "WITH q AS (SELECT * FROM unnest(%s::integer[], %s::real[]) AS q(term, weight)), "
+            "n AS (SELECT count(*)::float8 AS n FROM {table}), "
+            "idf AS (SELECT q.term, q.weight * ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5)) AS w "
+            "        FROM q, n, LATERAL (SELECT count(*)::float8 AS df FROM {terms} t "
+            "                            WHERE t.term = q.term) df), "
+            "top AS (SELECT t.point_id, sum(t.weight * idf.w) AS score "
+            "        FROM idf JOIN {terms} t ON t.term = idf.term "
+            "        JOIN {table} c ON c.point_id = t.point_id "
+            "        WHERE c.{searchable}{where} "
+            "        GROUP BY t.point_id ORDER BY score DESC, t.point_id LIMIT %s) "
+            "SELECT c.payload, top.score FROM top JOIN {table} c ON c.point_id = top.point_id "
+            "ORDER BY top.score DESC, top.point_id"
+        ).format(table=table, terms=terms, searchable=SEARCHABLE, where=where),
+        (list(vector.indices), list(vector.values), *args, limit),
+    ).fetchall()
+    return [VectorHit(dict(row[0]), float(row[1])) for row in rows]
