@@ -101,3 +101,22 @@ def test_workers_creating_one_collection_at_once_make_it_once(postgres_url: str)
     finally:
         for store in stores:
             store.close()
+
+
+def test_a_collection_rebuilt_by_another_worker_is_seen_at_once(postgres_url: str) -> None:
+    one, other = PgVectorStore(postgres_url), PgVectorStore(postgres_url)
+    try:
+        child = Child(child_id="c0", parent_id="p0", document_id="d0", position=0,
+                      text="glacier valley", heading_path=[], page_start=None, page_end=None)
+        one.ensure("shared", DIM)
+        assert one.count("shared") == 0
+        other.drop("shared")  # e.g. `archivist reindex` run against another worker
+        other.ensure("shared", DIM)
+        other.upsert("shared", [child], [[1.0] * DIM], [BM25Encoder().encode_document(
+            child.text)], "d0.md")
+        assert one.count("shared") == 1
+        assert [h.payload["child_id"] for h in one.query("shared", "hybrid", 5, [1.0] * DIM,
+                BM25Encoder().encode_query("glacier"))] == ["c0"]
+    finally:
+        one.close()
+        other.close()

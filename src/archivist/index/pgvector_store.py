@@ -10,7 +10,6 @@ candidate list.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -41,6 +40,10 @@ from archivist.types import ArchivistError, Child
 _MAX_EF = 1000
 
 
+Tables = tuple[sql.Identifier, sql.Identifier] | None
+"""A collection's (children, terms) tables, or ``None`` when it does not exist."""
+
+
 class VectorDatabaseError(ArchivistError):
     """The PostgreSQL database holding the vectors cannot be reached or used."""
 
@@ -56,8 +59,6 @@ class PgVectorStore:
 
     def __init__(self, url: str, *, max_connections: int = 8) -> None:
         self.opening_notes: list[str] = []
-        self._tables: dict[str, tuple[sql.Identifier, sql.Identifier]] = {}
-        self._guard = threading.Lock()
         try:
             with psycopg.connect(driver_url(url), autocommit=True) as conn:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -74,52 +75,38 @@ class PgVectorStore:
         with self._pool.connection() as conn, conn.transaction():
             yield conn
 
-    # --- collections ---------------------------------------------------------------------
-    def _lookup(self, conn: psycopg.Connection[Any], collection: str) -> tuple[int, int] | None:
-        row = conn.execute(
-            "SELECT id, dimension FROM vector_collections WHERE name = %s", (collection,)
-        ).fetchone()
-        return (int(row[0]), int(row[1])) if row else None
+    @contextmanager
+    def _collection(self, collection: str) -> Iterator[tuple[psycopg.Connection[Any], Tables]]:
+        """A transaction and the collection's tables, looked up in it (``None``: no collection).
 
-    def _names(self, collection: str) -> tuple[sql.Identifier, sql.Identifier] | None:
-        """The (children, terms) tables of a collection; ``None`` if it does not exist."""
-        names = self._tables.get(collection)
-        if names is not None:
-            return names
+        Looked up every time, not remembered: another worker may drop and rebuild it.
+        """
         with self._transaction() as conn:
-            found = self._lookup(conn, collection)
-        if found is None:
-            return None
-        return self._remember(collection, found[0])
+            found = _lookup(conn, collection)
+            yield conn, tables(found[0]) if found else None
 
-    def _remember(self, collection: str, table_id: int) -> tuple[sql.Identifier, sql.Identifier]:
-        names = tables(table_id)
-        with self._guard:
-            self._tables[collection] = names
-        return names
-
+    # --- collections ---------------------------------------------------------------------
     def exists(self, collection: str) -> bool:
         """Whether the collection has been created."""
-        return self._names(collection) is not None
+        return self.dense_size(collection) is not None
 
     def dense_size(self, collection: str) -> int | None:
         """The dense vector size of an existing collection."""
         with self._transaction() as conn:
-            found = self._lookup(conn, collection)
+            found = _lookup(conn, collection)
         return found[1] if found else None
 
     def ensure(self, collection: str, dimension: int) -> None:
         """Create the collection's tables and indexes if missing (safe from many workers)."""
         with self._transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('vector_collections'))")
-            if self._lookup(conn, collection) is not None:
+            if _lookup(conn, collection) is not None:
                 return
             row = conn.execute(
                 "INSERT INTO vector_collections (name, dimension) VALUES (%s, %s) RETURNING id",
                 (collection, dimension),
             ).fetchone()
             assert row is not None
-            self._remember(collection, int(row[0]))
             for statement in schema(int(row[0]), dimension):
                 conn.execute(statement)
 
@@ -127,14 +114,12 @@ class PgVectorStore:
         """Delete a whole collection."""
         with self._transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('vector_collections'))")
-            found = self._lookup(conn, collection)
+            found = _lookup(conn, collection)
             if found is None:
                 return
             children, terms = tables(found[0])
             conn.execute(sql.SQL("DROP TABLE IF EXISTS {}, {}").format(terms, children))
             conn.execute("DELETE FROM vector_collections WHERE name = %s", (collection,))
-        with self._guard:
-            self._tables.pop(collection, None)
 
     # --- writes --------------------------------------------------------------------------
     def upsert(
@@ -147,11 +132,10 @@ class PgVectorStore:
         batch: int = UPSERT_BATCH,
     ) -> None:
         """Store children with both vectors in one transaction; committed when this returns."""
-        names = self._names(collection)
-        if names is None:
-            raise VectorStoreUnreadable(f"collection '{collection}' has no vector store yet")
-        table, terms = names
-        with self._transaction() as conn:
+        with self._collection(collection) as (conn, names):
+            if names is None:
+                raise VectorStoreUnreadable(f"collection '{collection}' has no vector store yet")
+            table, terms = names
             for start in range(0, len(children), batch):
                 part = children[start : start + batch]
                 ids = [point_id(child.child_id) for child in part]
@@ -189,9 +173,8 @@ class PgVectorStore:
 
     def delete_document(self, collection: str, document_id: str) -> None:
         """Delete every child of a document (its terms go with it)."""
-        names = self._names(collection)
-        if names is not None:
-            with self._transaction() as conn:
+        with self._collection(collection) as (conn, names):
+            if names is not None:
                 conn.execute(
                     sql.SQL("DELETE FROM {} WHERE document_id = %s").format(names[0]),
                     (document_id,),
@@ -199,9 +182,8 @@ class PgVectorStore:
 
     def rename_document(self, collection: str, document_id: str, name: str) -> None:
         """Change the document name stored with every child of a document."""
-        names = self._names(collection)
-        if names is not None:
-            with self._transaction() as conn:
+        with self._collection(collection) as (conn, names):
+            if names is not None:
                 conn.execute(
                     sql.SQL(
                         "UPDATE {} SET payload = jsonb_set(payload, '{{document_name}}', "
@@ -213,20 +195,18 @@ class PgVectorStore:
     # --- reads ---------------------------------------------------------------------------
     def document_ids(self, collection: str) -> set[str]:
         """Every document id that has vectors."""
-        names = self._names(collection)
-        if names is None:
-            return set()
-        with self._transaction() as conn:
+        with self._collection(collection) as (conn, names):
+            if names is None:
+                return set()
             rows = conn.execute(sql.SQL("SELECT DISTINCT document_id FROM {}").format(names[0]))
             return {str(row[0]) for row in rows}
 
     def count(self, collection: str, document_id: str | None = None) -> int:
         """How many children are stored (for one document, or in all)."""
-        names = self._names(collection)
-        if names is None:
-            return 0
-        query = sql.SQL("SELECT count(*) FROM {}").format(names[0])
-        with self._transaction() as conn:
+        with self._collection(collection) as (conn, names):
+            if names is None:
+                return 0
+            query = sql.SQL("SELECT count(*) FROM {}").format(names[0])
             if document_id is None:
                 row = conn.execute(query).fetchone()
             else:
@@ -259,11 +239,10 @@ class PgVectorStore:
         prefetch_limit: int = 40,
     ) -> list[list[VectorHit]]:
         """Several searches of one mode on one connection, one transaction."""
-        names = self._names(collection)
-        if names is None:
-            return [[] for _ in queries]
         depth = max(prefetch_limit, limit) if mode == "hybrid" else limit
-        with self._transaction() as conn:
+        with self._collection(collection) as (conn, names):
+            if names is None:
+                return [[] for _ in queries]
             ef = min(_MAX_EF, max(SEARCH_EF, depth))
             conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
             if document_ids:  # exact: the document's rows by their index, then sorted
@@ -292,3 +271,11 @@ class PgVectorStore:
     def close(self) -> None:
         """Close the pool's connections."""
         self._pool.close()
+
+
+def _lookup(conn: psycopg.Connection[Any], collection: str) -> tuple[int, int] | None:
+    """A collection's table id and dense size, from the registry."""
+    row = conn.execute(
+        "SELECT id, dimension FROM vector_collections WHERE name = %s", (collection,)
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else None
