@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import re
 import time
-import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from archivist.documents.pdf import OcrMode, PageCallback, load_pdf
+from archivist.documents.word import load_docx
 from archivist.types import LoadedDocument, LoadError, UnsupportedFile
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
     {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx"}
 )
-
-# A .docx is a ZIP archive: these caps stop a small "zip bomb" from inflating to gigabytes.
-# The sizes are those the archive declares; Python's zipfile never inflates past them.
-MAX_DOCX_ENTRIES = 5000
-MAX_DOCX_UNPACKED_BYTES = 256 * 1024 * 1024  # everything, images included
-MAX_DOCX_XML_BYTES = 48 * 1024 * 1024  # the XML parts, parsed into memory (about 6x)
-_MB = 1024 * 1024
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -67,7 +59,9 @@ def _load(
             raise LoadError(f"{path}: not a PDF (it looks like {_looks_like(data)})")
         return load_pdf(path, data, ocr, on_pages, layout)
     if suffix == ".docx":
-        return _load_docx(path, data)
+        if not data.startswith(_ZIP_MAGIC):
+            raise LoadError(f"{path}: not a Word .docx file (it looks like {_looks_like(data)})")
+        return load_docx(path, data)
     text = _decode_utf8(path, data)
     if "\x00" in text:
         raise LoadError(f"{path}: not text (it contains NUL bytes)")
@@ -182,108 +176,3 @@ def _load_html(path: Path, text: str) -> LoadedDocument:
     if not markdown:
         raise LoadError(f"{path}: no text in the HTML")
     return LoadedDocument(path=str(path), markdown=markdown, title=title or path.stem)
-
-
-def _load_docx(path: Path, data: bytes) -> LoadedDocument:
-    import io
-
-    import docx
-    from docx.table import Table
-
-    if not data.startswith(_ZIP_MAGIC):
-        raise LoadError(f"{path}: not a Word .docx file (it looks like {_looks_like(data)})")
-    _check_archive(path, data)
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        reason = (
-            "corrupt ZIP archive"
-            if isinstance(exc, zipfile.BadZipFile)
-            else "a ZIP archive without a Word document"
-        )
-        raise LoadError(f"{path}: not a Word .docx file ({reason})") from None
-    except Exception as exc:
-        raise LoadError(f"{path}: corrupt or unreadable .docx ({type(exc).__name__})") from None
-
-    blocks: list[tuple[str, str]] = []  # (kind, markdown); kind is "list" or "block"
-    try:
-        for item in document.iter_inner_content():
-            if isinstance(item, Table):
-                table = _docx_table(item)
-                if table:
-                    blocks.append(("block", table))
-            else:
-                block = _docx_paragraph(item)
-                if block:
-                    blocks.append(block)
-        title = (document.core_properties.title or "").strip()
-    except Exception as exc:
-        raise LoadError(f"{path}: corrupt or unreadable .docx ({type(exc).__name__})") from None
-    if not blocks:
-        raise LoadError(f"{path}: no text in the Word document")
-    markdown = blocks[0][1]
-    for (prev_kind, _), (kind, text) in zip(blocks, blocks[1:], strict=False):
-        markdown += ("\n" if prev_kind == kind == "list" else "\n\n") + text
-    return LoadedDocument(path=str(path), markdown=markdown, title=title or path.stem)
-
-
-def _check_archive(path: Path, data: bytes) -> None:
-    """``LoadError`` for a .docx with too many entries or too much to unpack."""
-    import io
-
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            entries = archive.infolist()
-    except (zipfile.BadZipFile, ValueError):
-        raise LoadError(f"{path}: not a Word .docx file (corrupt ZIP archive)") from None
-    if len(entries) > MAX_DOCX_ENTRIES:
-        raise LoadError(f"{path}: refused, the .docx archive holds {len(entries)} entries "
-                        f"(the limit is {MAX_DOCX_ENTRIES})")
-    unpacked = sum(entry.file_size for entry in entries)
-    if unpacked > MAX_DOCX_UNPACKED_BYTES:
-        raise LoadError(f"{path}: refused, the .docx unpacks to {unpacked / _MB:.0f} MB "
-                        f"(the limit is {MAX_DOCX_UNPACKED_BYTES // _MB} MB)")
-    xml = sum(e.file_size for e in entries if e.filename.endswith((".xml", ".rels")))
-    if xml > MAX_DOCX_XML_BYTES:
-        raise LoadError(f"{path}: refused, the .docx holds {xml / _MB:.0f} MB of XML "
-                        f"(the limit is {MAX_DOCX_XML_BYTES // _MB} MB)")
-
-
-def _docx_paragraph(paragraph: object) -> tuple[str, str] | None:
-    from docx.text.paragraph import Paragraph
-
-    assert isinstance(paragraph, Paragraph)
-    text = " ".join(paragraph.text.split())
-    if not text:
-        return None
-    style = (paragraph.style.name if paragraph.style is not None else "") or ""
-    if style == "Title":
-        return ("block", f"# {text}")
-    if match := re.fullmatch(r"Heading ([1-9])", style):
-        return ("block", "#" * min(int(match.group(1)), 6) + " " + text)
-    p_pr = paragraph._p.pPr
-    num_pr: Any = p_pr.numPr if p_pr is not None else None
-    if style.startswith("List") or num_pr is not None:
-        level = 0
-        if num_pr is not None and num_pr.ilvl is not None and num_pr.ilvl.val is not None:
-            level = int(num_pr.ilvl.val)
-        return ("list", "  " * level + "- " + text)
-    return ("block", text)
-
-
-def _docx_table(table: object) -> str:
-    from docx.table import Table
-
-    assert isinstance(table, Table)
-    rows = [
-        [" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells]
-        for row in table.rows
-    ]
-    rows = [row for row in rows if any(row)]
-    if not rows:
-        return ""
-    width = max(len(row) for row in rows)
-    rows = [row + [""] * (width - len(row)) for row in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
-    return "\n".join(lines)
