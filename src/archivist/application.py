@@ -1,6 +1,7 @@
 """The composition root: one :class:`Application` per process, built from the settings.
 
-It builds the parts once and hands each what it needs: the :class:`DocumentStore`
+It builds the parts once and hands each what it needs: the library's :class:`Database`
+(every table, SQLite or PostgreSQL), the :class:`DocumentStore`
 (catalog, parents, vectors), the :class:`HybridSearcher` over it, the
 :class:`IngestPipeline` that writes into it and the :class:`AgentService`. The last two are
 made on first use, so a command that only lists documents never imports the loaders or
@@ -13,10 +14,12 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from archivist.conversations import TurnLog
 from archivist.index.rerank import RerankerSlot
 from archivist.index.search import HybridSearcher
 from archivist.index.store import DocumentStore
 from archivist.settings import Settings, load_settings
+from archivist.storage import open_database
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -45,7 +48,15 @@ class Application:
         llm: BaseChatModel | None = None,
     ) -> None:
         self.settings = settings
-        self.store = DocumentStore(settings, embedder=embedder, vectors=vectors)
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.database = open_database(settings.database_url, settings.data_dir)
+        try:
+            self.store = DocumentStore(settings, self.database, embedder=embedder,
+                                       vectors=vectors)
+        except BaseException:
+            self.database.close()
+            raise
+        self.turns = TurnLog(self.database)
         self._llm = llm
         self._rerank_llm: BaseChatModel | None = None
         reranker = RerankerSlot(settings.rerank_model, self._fast_llm, self._fast_profile)
@@ -73,7 +84,7 @@ class Application:
                 if self.settings.contextualize == "llm":
                     from archivist.contextualize import ContextCache, Contextualizer
 
-                    self._contexts = ContextCache(self.settings.contexts_path)
+                    self._contexts = ContextCache(self.database)
                     contextualizer = Contextualizer(self._contexts, self._fast_llm)
                 self._ingest = IngestPipeline(self.store, self.settings, contextualizer)
             return self._ingest
@@ -85,7 +96,8 @@ class Application:
             if self._agent is None:
                 from archivist.agent.service import AgentService
 
-                self._agent = AgentService(self.searcher, self.settings, self._llm)
+                self._agent = AgentService(self.searcher, self.settings, self._llm,
+                                           database=self.database)
             return self._agent
 
     def agent_with(self, **overrides: Any) -> AgentService:
@@ -100,7 +112,7 @@ class Application:
             return default
         from archivist.agent.service import AgentService
 
-        service = AgentService(self.searcher, settings, default.llm)
+        service = AgentService(self.searcher, settings, default.llm, database=self.database)
         with self._lock:
             self._other_agents.append(service)
         return service
@@ -122,7 +134,7 @@ class Application:
         return profile_for(self.settings, role="fast")
 
     def close(self) -> None:
-        """Close the agents' conversation stores, then the document store."""
+        """Close the agents, the document store, then the database."""
         with self._lock:
             if self._agent is not None:
                 self._agent.close()
@@ -134,7 +146,10 @@ class Application:
             if self._contexts is not None:
                 self._contexts.close()
                 self._contexts = None
-        self.store.close()
+        try:
+            self.store.close()
+        finally:
+            self.database.close()
 
 
 def open_application(settings: Settings | None = None, **overrides: Any) -> Application:

@@ -1,29 +1,31 @@
 """Contextual retrieval (``contextualize = "llm"``): one model-written sentence per child.
 
 Before a child is embedded and BM25-indexed, the configured model reads the child's parent
-section (with the document title) and writes one sentence that places the child in it
-("This passage is from the 2017 annual report's discussion of streaming revenue"). The
-sentence leads the child's indexed text, so a chunk that never names its subject can still
-be found by it (Anthropic's *contextual retrieval*).
+section (with the document title) and writes one sentence that places the child in it ("This
+passage is from the 2017 annual report's discussion of streaming revenue"). The sentence
+leads the child's indexed text, so a chunk that never names its subject can still be found
+by it (Anthropic's *contextual retrieval*).
 
-Sentences are cached in ``contexts.sqlite`` by a hash of the title, the parent's text and
-the child's text: re-ingesting unchanged content, or ``archivist reindex``, asks the model
-nothing (reindex reads only this cache, so it indexes the same text ingest did). Each ingest
-reports how many children got a sentence, how many model calls that took and the time.
+Sentences are cached in the library's database (table ``contexts``) by a hash of the title,
+the parent's text and the child's text: re-ingesting unchanged content, or ``archivist
+reindex``, asks the model nothing (reindex reads only this cache, so it indexes the same
+text ingest did). Each ingest reports how many children got a sentence, how many model calls
+that took and the time.
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlalchemy import select
+
 from archivist.documents.chunked import Chunked, embedding_text
+from archivist.storage import Database
+from archivist.storage.schema import contexts
 from archivist.types import ArchivistError, Child, Parent
 
 if TYPE_CHECKING:
@@ -63,41 +65,31 @@ def contextual_text(indexed: str, context: str) -> str:
 
 
 class ContextCache:
-    """Context sentences by :func:`context_key`, in one SQLite file."""
+    """Context sentences by :func:`context_key`, in the library's database."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS contexts (key TEXT PRIMARY KEY, context TEXT NOT NULL)"
-        )
-        self._lock = threading.Lock()
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     def get_many(self, keys: Sequence[str]) -> dict[str, str]:
         """The cached sentences among ``keys``."""
         found: dict[str, str] = {}
-        with self._lock:
+        with self.database.reading() as conn:
             for start in range(0, len(keys), 500):
-                part = list(keys[start : start + 500])
-                marks = ",".join("?" * len(part))
-                rows = self._conn.execute(
-                    f"SELECT key, context FROM contexts WHERE key IN ({marks})", part
-                )
-                found.update(dict(rows.fetchall()))
+                rows = conn.execute(select(contexts.c.key, contexts.c.context)
+                                    .where(contexts.c.key.in_(list(keys[start : start + 500]))))
+                found.update({str(k): str(v) for k, v in rows})
         return found
 
     def put_many(self, items: dict[str, str]) -> None:
         """Store sentences (a key already there keeps its sentence)."""
-        with self._lock:
-            self._conn.executemany(
-                "INSERT OR IGNORE INTO contexts VALUES (?, ?)", list(items.items())
-            )
+        if not items:
+            return
+        with self.database.transaction() as conn:
+            conn.execute(self.database.insert_ignore(contexts),
+                         [{"key": k, "context": v} for k, v in items.items()])
 
     def close(self) -> None:
-        """Close the file."""
-        with self._lock:
-            self._conn.close()
+        """Nothing to release: the database is the application's."""
 
 
 @dataclass

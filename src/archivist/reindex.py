@@ -1,10 +1,10 @@
 """``archivist reindex``: rebuild every collection's vectors from the catalog.
 
-The catalog (SQLite) keeps each ready document's children, so the vectors can always be
-made again: dense by the collection's own embedding model, sparse by BM25. The new store is
-built beside the old one and swapped in only when every document's children are all there,
-so an interrupted reindex leaves the library as it was. A library made before the embedded
-Qdrant Edge engine keeps its old store as a backup, no longer read.
+The catalog (in the library's database) keeps each ready document's children, so the vectors
+can always be made again: dense by the collection's own embedding model, sparse by BM25. The
+new store is built beside the old one and swapped in only when every document's children are
+all there, so an interrupted reindex leaves the library as it was. A library made before the
+embedded Qdrant Edge engine keeps its old store as a backup, no longer read.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from archivist.index.embeddings import Embedder
 from archivist.index.migration import recover_interrupted_swap, staging_path, swap_in_staged
 from archivist.index.sparse import BM25Encoder
 from archivist.settings import Settings
+from archivist.storage import database_file, open_database
+from archivist.storage.legacy import legacy_files
 from archivist.types import ArchivistError, DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -54,8 +56,10 @@ def reindex(
             "(ARCHIVIST_QDRANT_URL), delete its archivist_* collections and ingest again"
         )
     data_dir = settings.data_dir
-    if not settings.catalog_path.is_file():
-        raise ArchivistError(f"no library in {data_dir} (no catalog.sqlite)")
+    if settings.database_url is None and not (
+        database_file(data_dir).is_file() or legacy_files(data_dir)
+    ):
+        raise ArchivistError(f"no library in {data_dir} (no {database_file(data_dir).name})")
     lock = DirectoryLock(data_dir / "library.lock", str(data_dir))
     staging = staging_path(data_dir)
     try:
@@ -80,23 +84,18 @@ def _build(
 ) -> ReindexReport:
     if staging.exists():
         shutil.rmtree(staging)
-    catalog = Catalog(settings.catalog_path)
+    database = open_database(settings.database_url, settings.data_dir)
+    catalog = Catalog(database)
     store = EdgeVectorStore(staging, lock)
     # With contextualize = llm, each child's cached context sentence leads its text again
     # (the model is not asked: a child without one is indexed without it).
-    contexts = (
-        ContextCache(settings.contexts_path)
-        if settings.contextualize == "llm" and settings.contexts_path.is_file()
-        else None
-    )
+    contexts = ContextCache(database) if settings.contextualize == "llm" else None
     try:
         bm25 = BM25Encoder(settings.bm25_language)
         return _rebuild(catalog, store, bm25, embedder_for, progress, contexts)
     finally:
         store.close_shards()
-        catalog.close()
-        if contexts is not None:
-            contexts.close()
+        database.close()
 
 
 def _rebuild(

@@ -53,6 +53,11 @@ class Settings(BaseSettings):
         default=None, description="A Qdrant server; empty means embedded Qdrant Edge in data_dir."
     )
     qdrant_api_key: str | None = None
+    database_url: str | None = Field(
+        default=None,
+        description="Where the library's state lives: empty means a SQLite file in data_dir; "
+        "postgresql://user:password@host/db shares it among several workers.",
+    )
 
     # --- indexing ------------------------------------------------------------------
     embedding_model: str = Field(
@@ -233,6 +238,17 @@ class Settings(BaseSettings):
     def _collection_name(cls, value: str) -> str:
         return check_collection_name(value)
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        if not value.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg://",
+                                 "postgres://")):
+            raise ValueError("use sqlite:///path/to/file or postgresql://user:pass@host/db")
+        return "postgresql://" + value.removeprefix("postgres://") if value.startswith(
+            "postgres://") else value
+
     @field_validator("data_dir")
     @classmethod
     def _writable(cls, value: Path) -> Path:
@@ -285,24 +301,9 @@ class Settings(BaseSettings):
 
     # --- derived paths -------------------------------------------------------------
     @property
-    def catalog_path(self) -> Path:
-        """The SQLite file holding the catalog and the parent store."""
-        return self.data_dir / "catalog.sqlite"
-
-    @property
     def vectors_path(self) -> Path:
         """The embedded engine's folder (one Qdrant Edge shard per collection)."""
         return self.data_dir / "vectors"
-
-    @property
-    def contexts_path(self) -> Path:
-        """The cache of context sentences (``contextualize = "llm"``)."""
-        return self.data_dir / "contexts.sqlite"
-
-    @property
-    def conversations_path(self) -> Path:
-        """The SQLite file of the LangGraph checkpointer."""
-        return self.data_dir / "conversations.sqlite"
 
     @property
     def api_key_list(self) -> list[str]:

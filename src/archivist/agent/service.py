@@ -1,16 +1,16 @@
 """The runner every interface uses: conversations, streaming events, persistence.
 
 The application builds one :class:`AgentService` per process. It keeps the
-conversations in a SQLite checkpointer at ``settings.conversations_path`` (one thread per
+conversations in a LangGraph checkpointer on the library's database (one thread per
 conversation, surviving restarts), builds a graph per collection, and turns a graph run into
 the :mod:`archivist.events` stream: steps, then a clarification or the answer tokens,
-sources and stats, then ``done``.
+sources and stats, then ``done``. Every finished turn is written to the turn log here, once,
+whichever interface asked (CLI, API, web UI, OpenAI endpoint, MCP).
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import uuid
 from collections.abc import Iterable, Iterator
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
 from archivist import events
@@ -28,8 +27,10 @@ from archivist.agent.graph import build_graph
 from archivist.agent.offline import failure_message, retrieval_only
 from archivist.agent.stats import TurnStats
 from archivist.agent.steps import ANSWER_TAG, message_text
+from archivist.conversations import TurnLog, recorded, settings_used
 from archivist.events import Event, Source
 from archivist.llm.capabilities import ModelProfile, profile_for
+from archivist.storage import Database, open_database
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
@@ -59,7 +60,9 @@ class AnswerResult:
 class AgentService:
     """Answers questions about one library, one conversation thread at a time.
 
-    ``retrievers`` gives each collection's retriever (the application's searcher).
+    ``retrievers`` gives each collection's retriever (the application's searcher);
+    ``database`` is the library's (the application's; opened from the settings if not
+    given, and then closed with the service).
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class AgentService:
         *,
         fast_llm: BaseChatModel | None = None,
         web: WebSearchProvider | None = None,
+        database: Database | None = None,
     ) -> None:
         self.retrievers = retrievers
         self.settings = settings
@@ -79,13 +83,10 @@ class AgentService:
         self._web_built = web is not None
         self._lock = threading.Lock()
         self._graphs: dict[str, Any] = {}
-        path = self.settings.conversations_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(path), check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")  # checkpoints are written every step
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self.checkpointer = SqliteSaver(self._conn)
-        self.checkpointer.setup()
+        self._owned = database is None
+        self.database = database or open_database(settings.database_url, settings.data_dir)
+        self.checkpointer = self.database.checkpointer()
+        self.turns = TurnLog(self.database)
         self._tracing = _tracing_callbacks(self.settings)
 
     # --- wiring ------------------------------------------------------------------------
@@ -166,12 +167,18 @@ class AgentService:
     ) -> Iterator[Event]:
         """Run one turn; yields events (see :mod:`archivist.events`), ending with ``done``.
 
-        A thread paused on a clarification is resumed with ``message`` as the reply.
+        A thread paused on a clarification is resumed with ``message`` as the reply. The
+        finished turn is stored in the turn log (:attr:`turns`).
         """
         text = message.strip()
         if not text:
             raise ArchivistError("the question is empty")
         thread_id = thread_id or self.new_thread_id()
+        used = settings_used(self.settings, collection or self.settings.collection)
+        yield from recorded(self._turn(text, thread_id, collection), self.turns, thread_id,
+                            text, used)
+
+    def _turn(self, text: str, thread_id: str, collection: str | None) -> Iterator[Event]:
         stats = TurnStats()
         config = self._config(thread_id, stats)
         try:
@@ -268,15 +275,14 @@ class AgentService:
 
     def threads(self) -> list[str]:
         """Every conversation id stored."""
-        with self.checkpointer.lock:
-            rows = self._conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
-        return [str(row[0]) for row in rows]
+        return self.database.thread_ids()
 
     def close(self) -> None:
-        """Close the conversation store."""
+        """Forget the graphs (and close the database when the service opened it)."""
         with self._lock:
             self._graphs.clear()
-            self._conn.close()
+            if self._owned:
+                self.database.close()
 
 
 def _tracing_callbacks(settings: Settings) -> list[Any]:

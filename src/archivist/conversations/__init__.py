@@ -16,7 +16,6 @@ from archivist.conversations.store import (
     TurnRecord,
     recorded,
     settings_used,
-    turn_log_path,
 )
 
 __all__ = [
@@ -29,5 +28,4 @@ __all__ = [
     "recorded",
     "settings_used",
     "title_from_question",
-    "turn_log_path",
 ]

@@ -1,11 +1,11 @@
 """The entity graph (search mode ``graph``): phrases <-> children, ranked by personalized PageRank.
 
-Storage: ``graph.sqlite`` in the data directory. Each child links to the phrase keys that
+Storage: three tables of the library's database. Each child links to the phrase keys that
 spaCy found in it (``index/phrases.py``); two phrases are linked through every child they
 share, so the stored child-phrase links are the whole graph. Rows are kept per document
 id: a new document adds its rows, a removed or replaced one has its rows deleted, and
 nothing else is rebuilt (the in-memory matrix of a collection is rebuilt lazily from
-SQLite, which takes milliseconds, after its rows changed).
+the database, which takes milliseconds, after its rows changed).
 
 At query time the question's phrases (its entities and noun chunks, plus every span of
 the question that is itself a stored phrase) seed a personalized PageRank on the
@@ -15,41 +15,29 @@ children it appears in), as in HippoRAG. The children's PageRank mass is their s
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sqlalchemy import Connection, delete, func, select
 
 from archivist.index.phrases import phrase_key
+from archivist.storage import Database
+from archivist.storage.schema import graph_documents, graph_links, graph_phrases
 
 DAMPING = 0.5
 """Share of PageRank mass that walks on each step (HippoRAG's 0.5); the rest restarts."""
 ITERATIONS = 30
 MAX_SPAN_WORDS = 6
+_COUNTER = "graph"
 
 _QUESTION_WORDS = {
     "which", "what", "who", "whom", "whose", "where", "when", "why", "how", "the", "a", "an",
     "is", "are", "was", "were", "did", "does", "do", "in", "of", "for", "from", "at", "on",
     "this", "that", "these", "those", "both", "name", "i",
 }  # fmt: skip
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS graph_documents (
-    collection TEXT NOT NULL, document_id TEXT NOT NULL, extractor TEXT NOT NULL,
-    PRIMARY KEY (collection, document_id));
-CREATE TABLE IF NOT EXISTS graph_phrases (
-    phrase_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    collection TEXT NOT NULL, key TEXT NOT NULL, UNIQUE (collection, key));
-CREATE TABLE IF NOT EXISTS graph_links (
-    collection TEXT NOT NULL, document_id TEXT NOT NULL, child_id TEXT NOT NULL,
-    phrase_id INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS graph_links_doc ON graph_links (collection, document_id);
-"""
-
 
 @dataclass
 class _Matrix:
@@ -65,27 +53,24 @@ class _Matrix:
 
 
 class EntityGraph:
-    """Phrase-child links of every collection in one SQLite file."""
+    """Phrase-child links of every collection, in the library's database."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, database: Database) -> None:
+        self.database = database
         self._lock = threading.RLock()
         self._cache: dict[str, _Matrix] = {}
+        self._version = -1  # the graph counter the cache was built at (any worker writes)
 
     def close(self) -> None:
-        """Close the SQLite connection."""
-        self._db.close()
+        """Nothing to release: the database is the application's."""
 
     # --- writes --------------------------------------------------------------------------
     def documents(self, collection: str) -> set[str]:
         """Document ids that have their phrases in the graph."""
-        rows = self._db.execute(
-            "SELECT document_id FROM graph_documents WHERE collection = ?", (collection,)
-        )
-        return {r[0] for r in rows}
+        with self.database.reading() as conn:
+            rows = conn.execute(select(graph_documents.c.document_id)
+                                .where(graph_documents.c.collection == collection))
+            return {r[0] for r in rows}
 
     def add_document(
         self,
@@ -96,89 +81,78 @@ class EntityGraph:
     ) -> None:
         """Store one document's ``(child_id, phrase keys)`` links (replacing earlier ones)."""
         with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._delete(collection, document_id)
+            with self.database.transaction() as conn:
+                self._delete(conn, collection, document_id)
                 keys = sorted({k for _, ks in child_phrases for k in ks})
-                self._db.executemany(
-                    "INSERT OR IGNORE INTO graph_phrases (collection, key) VALUES (?, ?)",
-                    [(collection, k) for k in keys],
-                )
-                ids = self._phrase_ids(collection, keys)
-                self._db.executemany(
-                    "INSERT INTO graph_links (collection, document_id, child_id, phrase_id) "
-                    "VALUES (?, ?, ?, ?)",
-                    [
-                        (collection, document_id, child_id, ids[k])
-                        for child_id, ks in child_phrases
-                        for k in dict.fromkeys(ks)
-                    ],
-                )
-                self._db.execute(
-                    "INSERT INTO graph_documents (collection, document_id, extractor) "
-                    "VALUES (?, ?, ?)",
-                    (collection, document_id, extractor),
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+                if keys:
+                    conn.execute(self.database.insert_ignore(graph_phrases),
+                                 [{"collection": collection, "key": k} for k in keys])
+                ids = self._phrase_ids(conn, collection, keys)
+                links = [
+                    {"collection": collection, "document_id": document_id,
+                     "child_id": child_id, "phrase_id": ids[k]}
+                    for child_id, ks in child_phrases
+                    for k in dict.fromkeys(ks)
+                ]
+                if links:
+                    conn.execute(graph_links.insert(), links)
+                conn.execute(graph_documents.insert().values(
+                    collection=collection, document_id=document_id, extractor=extractor))
+                self.database.bump(conn, _COUNTER)
             self._cache.pop(collection, None)
 
     def delete_document(self, collection: str, document_id: str) -> None:
         """Drop a document's links (its phrases stay as nodes; unlinked ones are inert)."""
         with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._delete(collection, document_id)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            with self.database.transaction() as conn:
+                self._delete(conn, collection, document_id)
+                self.database.bump(conn, _COUNTER)
             self._cache.pop(collection, None)
 
-    def _delete(self, collection: str, document_id: str) -> None:
-        for table in ("graph_links", "graph_documents"):
-            self._db.execute(
-                f"DELETE FROM {table} WHERE collection = ? AND document_id = ?",  # noqa: S608
-                (collection, document_id),
-            )
+    @staticmethod
+    def _delete(conn: Connection, collection: str, document_id: str) -> None:
+        for table in (graph_links, graph_documents):
+            conn.execute(delete(table).where(table.c.collection == collection,
+                                             table.c.document_id == document_id))
 
-    def _phrase_ids(self, collection: str, keys: Sequence[str]) -> dict[str, int]:
+    @staticmethod
+    def _phrase_ids(conn: Connection, collection: str, keys: Sequence[str]) -> dict[str, int]:
         ids: dict[str, int] = {}
         for start in range(0, len(keys), 500):
-            part = keys[start : start + 500]
-            marks = ",".join("?" * len(part))
-            rows = self._db.execute(
-                f"SELECT key, phrase_id FROM graph_phrases "  # noqa: S608
-                f"WHERE collection = ? AND key IN ({marks})",
-                (collection, *part),
-            )
-            ids.update({k: i for k, i in rows})
+            rows = conn.execute(select(graph_phrases.c.key, graph_phrases.c.phrase_id).where(
+                graph_phrases.c.collection == collection,
+                graph_phrases.c.key.in_(keys[start : start + 500])))
+            ids.update({k: int(i) for k, i in rows})
         return ids
 
     def stats(self, collection: str) -> dict[str, int]:
         """Documents, linked phrases and links of a collection."""
-        docs, phrases, links = self._db.execute(
-            "SELECT COUNT(DISTINCT document_id), COUNT(DISTINCT phrase_id), COUNT(*) "
-            "FROM graph_links WHERE collection = ?",
-            (collection,),
-        ).fetchone()
+        with self.database.reading() as conn:
+            docs, phrases, links = conn.execute(select(
+                func.count(graph_links.c.document_id.distinct()),
+                func.count(graph_links.c.phrase_id.distinct()), func.count())
+                .where(graph_links.c.collection == collection)).one()
         return {"documents": docs, "phrases": phrases, "links": links}
 
     # --- queries -------------------------------------------------------------------------
     def _matrix(self, collection: str) -> _Matrix:
         with self._lock:
+            version = self.database.counter(_COUNTER)
+            if version != self._version:  # written since, here or by another worker
+                self._cache.clear()
+                self._version = version
             cached = self._cache.get(collection)
             if cached is not None:
                 return cached
             from scipy.sparse import csr_matrix
 
-            rows = self._db.execute(
-                "SELECT l.child_id, l.document_id, p.key FROM graph_links l "
-                "JOIN graph_phrases p ON p.phrase_id = l.phrase_id WHERE l.collection = ?",
-                (collection,),
-            ).fetchall()
+            joined = graph_links.join(
+                graph_phrases, graph_phrases.c.phrase_id == graph_links.c.phrase_id)
+            with self.database.reading() as conn:
+                rows = conn.execute(
+                    select(graph_links.c.child_id, graph_links.c.document_id,
+                           graph_phrases.c.key).select_from(joined)
+                    .where(graph_links.c.collection == collection)).all()
             child_index: dict[str, int] = {}
             documents: list[str] = []
             keys: dict[str, int] = {}

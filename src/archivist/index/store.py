@@ -18,6 +18,7 @@ from archivist.index.hops import GraphIndexer
 from archivist.index.sparse import BM25Encoder, SparseVector
 from archivist.index.vectors import VectorStore
 from archivist.settings import Settings
+from archivist.storage import Database
 from archivist.types import (
     AmbiguousDocument,
     Child,
@@ -31,11 +32,15 @@ log = logging.getLogger(__name__)
 
 
 class DocumentStore:
-    """The stored documents of ``settings.data_dir``. Open it, use it, ``close()`` it."""
+    """The stored documents of a library: catalog rows in ``database``, vectors in the engine.
+
+    Open it, use it, ``close()`` it (the database is the caller's and stays open).
+    """
 
     def __init__(
         self,
         settings: Settings,
+        database: Database,
         *,
         embedder: Embedder | None = None,
         vectors: VectorStore | None = None,
@@ -43,13 +48,10 @@ class DocumentStore:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.vectors = vectors or open_vector_store(settings)
-        try:
-            self.catalog = Catalog(settings.catalog_path)
-        except BaseException:
-            self.vectors.close()
-            raise
+        self.database = database
+        self.catalog = Catalog(database)
         self.bm25 = BM25Encoder(settings.bm25_language)
-        self.graph = EntityGraph(settings.data_dir / "graph.sqlite")
+        self.graph = EntityGraph(database)
         self.graph_indexer = GraphIndexer(self.graph, self.catalog)
         self._embedder = embedder
         self.write_lock = threading.RLock()

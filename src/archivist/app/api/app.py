@@ -38,7 +38,6 @@ from archivist.app.api.routes import chat, documents, history, local, openai, so
 from archivist.app.api.turns import ChatRunner
 from archivist.app.jobs import IngestJobs
 from archivist.application import Application
-from archivist.conversations import TurnLog, turn_log_path
 from archivist.sync import FolderSync, SyncThread
 from archivist.types import ArchivistError
 
@@ -57,12 +56,12 @@ def create_app(
     ``ui=False`` leaves the Gradio UI out; ``keys`` replaces the settings' API keys.
     """
     settings = application.settings
-    registry = ThreadRegistry(settings.data_dir / "server.sqlite")
+    registry = ThreadRegistry(application.database)
     jobs = IngestJobs(application)
     for folder in settings.sync_folder_list:
         if not folder.is_dir():
             raise ArchivistError(f"{folder}: a sync folder that is not a folder (sync_folders)")
-    turns = TurnLog(turn_log_path(settings.data_dir))
+    turns = application.turns
 
     @asynccontextmanager
     async def lifespan(running: FastAPI) -> AsyncIterator[None]:
@@ -78,8 +77,6 @@ def create_app(
             for hook in running.state.shutdown_hooks:
                 hook()
             jobs.close()
-            registry.close()
-            turns.close()
             if close_application:
                 application.close()
 

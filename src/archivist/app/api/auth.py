@@ -18,20 +18,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import sqlite3
-import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import delete, select, update
 
 from archivist.app.api.errors import ApiError
 from archivist.app.server_file import LOCAL_OWNER
 from archivist.settings import Settings
+from archivist.storage import Database
+from archivist.storage.schema import chat_prefixes, threads
 from archivist.types import ADMIN_OWNER
 
 ANONYMOUS = "anonymous"
@@ -197,105 +197,80 @@ def key_checker(settings: Settings) -> KeyChecker:
 
 
 class ThreadRegistry:
-    """Conversation ownership (and the collection each conversation searches), in SQLite."""
+    """Conversation ownership (and the collection each one searches), in the database."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(path), check_same_thread=False)
-        self._lock = threading.Lock()
-        with self._lock, self._conn:
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS threads (thread_id TEXT PRIMARY KEY, owner TEXT NOT "
-                "NULL, collection TEXT NOT NULL, created_at REAL NOT NULL, title TEXT NOT NULL "
-                "DEFAULT '')"
-            )
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS chat_prefixes (owner TEXT NOT NULL, digest TEXT NOT "
-                "NULL, thread_id TEXT NOT NULL, PRIMARY KEY (owner, digest))"
-            )
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     def create(self, thread_id: str, owner: str, collection: str) -> None:
         """Record a new conversation for ``owner``."""
-        with self._lock, self._conn:
-            self._conn.execute(
-                "INSERT INTO threads (thread_id, owner, collection, created_at) VALUES (?,?,?,?)",
-                (thread_id, owner, collection, time.time()),
-            )
+        with self.database.transaction() as conn:
+            conn.execute(threads.insert().values(thread_id=thread_id, owner=owner,
+                                                 collection=collection, created_at=time.time()))
+
+    def _one(self, query: Any) -> Any:
+        with self.database.reading() as conn:
+            return conn.execute(query).first()
+
+    def _write(self, statement: Any) -> int:
+        with self.database.transaction() as conn:
+            return int(conn.execute(statement).rowcount)
 
     def collection_of(self, thread_id: str, owner: str) -> str | None:
         """The conversation's collection if ``owner`` owns it; ``None`` otherwise."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT collection FROM threads WHERE thread_id = ? AND owner = ?",
-                (thread_id, owner),
-            ).fetchone()
+        row = self._one(select(threads.c.collection).where(threads.c.thread_id == thread_id,
+                                                           threads.c.owner == owner))
         return str(row[0]) if row else None
 
     def exists(self, thread_id: str) -> bool:
         """Whether any owner has a conversation with this id."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,)
-            ).fetchone()
-        return row is not None
+        return self._one(select(threads.c.thread_id).where(
+            threads.c.thread_id == thread_id)) is not None
 
     def set_title(self, thread_id: str, title: str) -> None:
         """Name a conversation after its first message (only once)."""
-        with self._lock, self._conn:
-            self._conn.execute(
-                "UPDATE threads SET title = ? WHERE thread_id = ? AND title = ''",
-                (title[:80], thread_id),
-            )
+        self._write(update(threads).where(threads.c.thread_id == thread_id,
+                                          threads.c.title == "").values(title=title[:80]))
 
     def rename(self, thread_id: str, owner: str, title: str) -> bool:
         """Retitle an owner's conversation; ``False`` when it is not theirs."""
-        with self._lock, self._conn:
-            cursor = self._conn.execute(
-                "UPDATE threads SET title = ? WHERE thread_id = ? AND owner = ?",
-                (title[:200], thread_id, owner),
-            )
-        return cursor.rowcount > 0
+        return self._write(update(threads).where(
+            threads.c.thread_id == thread_id, threads.c.owner == owner)
+            .values(title=title[:200])) > 0
 
     def owned(self, owner: str) -> list[tuple[str, str, float, str]]:
         """``(thread_id, collection, created_at, title)`` of an owner's conversations."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT thread_id, collection, created_at, title FROM threads WHERE owner = ? "
-                "ORDER BY created_at DESC",
-                (owner,),
-            ).fetchall()
+        query = (select(threads.c.thread_id, threads.c.collection, threads.c.created_at,
+                        threads.c.title)
+                 .where(threads.c.owner == owner).order_by(threads.c.created_at.desc()))
+        with self.database.reading() as conn:
+            rows = conn.execute(query).all()
         return [(str(a), str(b), float(c), str(d)) for a, b, c, d in rows]
 
     def delete(self, thread_id: str, owner: str) -> bool:
         """Forget an owner's conversation; ``False`` when it is not theirs."""
-        with self._lock, self._conn:
-            cursor = self._conn.execute(
-                "DELETE FROM threads WHERE thread_id = ? AND owner = ?", (thread_id, owner)
-            )
-            self._conn.execute(
-                "DELETE FROM chat_prefixes WHERE thread_id = ? AND owner = ?", (thread_id, owner)
-            )
-        return cursor.rowcount > 0
+        with self.database.transaction() as conn:
+            deleted = conn.execute(delete(threads).where(
+                threads.c.thread_id == thread_id, threads.c.owner == owner)).rowcount
+            conn.execute(delete(chat_prefixes).where(chat_prefixes.c.thread_id == thread_id,
+                                                     chat_prefixes.c.owner == owner))
+        return int(deleted) > 0
 
     # --- OpenAI-style continuity: a digest of the messages so far -> thread -------------
     def thread_for_prefix(self, owner: str, digest: str) -> str | None:
         """The thread that produced exactly this conversation so far, if known."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT thread_id FROM chat_prefixes WHERE owner = ? AND digest = ?",
-                (owner, digest),
-            ).fetchone()
+        row = self._one(select(chat_prefixes.c.thread_id).where(
+            chat_prefixes.c.owner == owner, chat_prefixes.c.digest == digest))
         return str(row[0]) if row else None
 
     def remember_prefix(self, owner: str, digest: str, thread_id: str) -> None:
         """Remember which thread a conversation (as the client will resend it) belongs to."""
-        with self._lock, self._conn:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO chat_prefixes (owner, digest, thread_id) VALUES (?,?,?)",
-                (owner, digest, thread_id),
-            )
+        stmt = self.database.insert(chat_prefixes).values(owner=owner, digest=digest,
+                                                          thread_id=thread_id)
+        with self.database.transaction() as conn:
+            conn.execute(stmt.on_conflict_do_update(
+                index_elements=[chat_prefixes.c.owner, chat_prefixes.c.digest],
+                set_={"thread_id": thread_id}))
 
     def close(self) -> None:
-        """Close the database."""
-        with self._lock:
-            self._conn.close()
+        """Nothing to release: the database is the application's."""

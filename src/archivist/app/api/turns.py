@@ -20,7 +20,7 @@ from archivist.agent.service import AgentService, collect_turn
 from archivist.app.api.auth import ThreadRegistry
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import Answer
-from archivist.conversations import TurnLog, recorded, settings_used, title_from_question
+from archivist.conversations import TurnLog, title_from_question
 from archivist.events import Event
 from archivist.llm import parse_llm_spec
 from archivist.settings import Settings
@@ -84,10 +84,7 @@ class ChatRunner:
     def _guarded(self, message: str, thread_id: str, collection: str) -> Iterator[Event]:
         try:
             self.registry.set_title(thread_id, title_from_question(message))
-            service = self.service
-            snapshot = settings_used(service.settings, collection)
-            yield from recorded(service.stream(message, thread_id, collection), self.turns,
-                                thread_id, message, snapshot)
+            yield from self.service.stream(message, thread_id, collection)  # it records the turn
         except Exception as exc:  # mid-stream: reported as events, logged with traceback
             log.exception("turn failed in conversation %s", thread_id)
             yield events.error(f"the answer failed: {type(exc).__name__}: {exc}")

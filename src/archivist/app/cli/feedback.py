@@ -14,7 +14,9 @@ from typing import Annotated, Literal
 import typer
 
 from archivist.app.cli.common import DataDir, console, fail, settings_from_cli
-from archivist.conversations import TurnLog, feedback_items, turn_log_path
+from archivist.conversations import TurnLog, feedback_items
+from archivist.storage import DatabaseError, database_file, open_database
+from archivist.storage.legacy import legacy_files
 
 
 def export(
@@ -26,14 +28,18 @@ def export(
 ) -> None:
     """Write rated answers as eval questions (thumbs-down = regression case)."""
     settings = settings_from_cli(data_dir=data_dir)
-    path = turn_log_path(settings.data_dir)
-    if not path.is_file():
-        fail(f"no feedback yet: {path} does not exist (ratings are given in the server)")
-    log = TurnLog(path)
+    if settings.database_url is None:
+        path = database_file(settings.data_dir)
+        if not path.is_file() and not legacy_files(settings.data_dir):
+            fail(f"no feedback yet: {path} does not exist (ratings are given in the server)")
     try:
-        records = log.rated()
+        database = open_database(settings.database_url, settings.data_dir)
+    except DatabaseError as exc:
+        fail(str(exc))
+    try:
+        records = TurnLog(database).rated()
     finally:
-        log.close()
+        database.close()
     items = [i for i in feedback_items(records) if rating in ("all", i["rating"])]
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() == ".jsonl":
