@@ -4,7 +4,7 @@ Prints pages/s and chunks/s, how ingest time splits between conversion, embeddin
 indexing, the time of a no-change re-ingest, and search latency p50/p95 per mode.
 ``--graph`` switches the entity graph on (``entity_graph = true``) and prints what it
 costs against the rest of the same ingest: its seconds (the ``graph`` step runs after the
-documents are written) and its storage (``graph.sqlite`` against everything else).
+documents are written) and its storage (the ``graph_*`` tables against everything else).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import argparse
 import json
 import resource
 import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from archivist.application import Application
 from archivist.settings import Settings
+from archivist.storage import database_file
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = [
@@ -64,10 +66,19 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def graph_table_bytes(path: Path) -> int:
+    """Bytes of the entity graph's tables and indexes in the library's SQLite file."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        row = conn.execute("SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'graph%' "
+                           "OR name LIKE 'sqlite_autoindex_graph%'").fetchone()
+    return int(row[0] or 0)
+
+
 def graph_cost(workdir: Path, timings: dict[str, float], ingest_s: float) -> dict[str, float]:
     """The entity graph's seconds and bytes against the rest of the same ingest."""
     graph_s = timings.get("graph", 0.0)
-    graph_b = sum(disk_bytes(f) for f in workdir.glob("graph.sqlite*"))
+    graph_b = graph_table_bytes(database_file(workdir))
     plain_b = disk_bytes(workdir) - graph_b
     return {
         "graph_s": graph_s,

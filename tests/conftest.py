@@ -15,6 +15,7 @@ from tests.eval_data import EVAL_DIR, require_eval  # noqa: E402
 from archivist.application import Application  # noqa: E402
 from archivist.index.embeddings import SentenceTransformerEmbedder  # noqa: E402
 from archivist.settings import Settings  # noqa: E402
+from archivist.storage import Database  # noqa: E402
 from archivist.testing.postgres import ThrowawayPostgres  # noqa: E402
 
 
@@ -73,3 +74,19 @@ def postgres_url(postgres_cluster: ThrowawayPostgres) -> Iterator[str]:
     url = postgres_cluster.create_database()
     yield url
     postgres_cluster.drop_database(url.rsplit("/", 1)[1])
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty database on each backend: a SQLite file, then PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'state' / 'archivist.sqlite'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    """The library database at ``database_url``, migrated to the newest schema."""
+    db = Database(database_url)
+    yield db
+    db.close()

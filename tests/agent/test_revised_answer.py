@@ -14,7 +14,6 @@ from tests.agent.helpers import done, run, steps
 from archivist.agent.service import collect_turn
 from archivist.app.cli import agent as cli_agent
 from archivist.app.ui.render import ChatTurn
-from archivist.conversations.store import TurnLog, recorded
 from archivist.testing import CallInfo, ScriptedChatModel
 
 KEPT = "Install it with `sudo apt install postgresql` [postgres-guide.md]."
@@ -28,12 +27,17 @@ def _abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
 
 
 def _revised_turn(make_service) -> list:
-    events = run(make_service(ScriptedChatModel(rules=[_abstain_first]), strategy="pipeline"),
-                 "How do I install PostgreSQL?")
+    events, _service = _revised_turn_and_service(make_service)
+    return events
+
+
+def _revised_turn_and_service(make_service) -> tuple[list, object]:
+    service = make_service(ScriptedChatModel(rules=[_abstain_first]), strategy="pipeline")
+    events = run(service, "How do I install PostgreSQL?")
     assert steps(events, "second_look")
     streamed = "".join(e.data["text"] for e in events if e.type == "token")
     assert streamed.strip() == STREAMED  # what the user saw arrive
-    return events
+    return events, service
 
 
 def test_the_kept_answer_replaces_what_streamed(make_service) -> None:
@@ -59,9 +63,9 @@ def test_an_answer_kept_as_streamed_has_no_replace_event(make_service) -> None:
 
 
 def test_the_cli_the_ui_and_the_stored_turn_show_the_kept_answer(
-    make_service, tmp_path, capsys
+    make_service, capsys
 ) -> None:
-    events = _revised_turn(make_service)
+    events, service = _revised_turn_and_service(make_service)
     cli_agent.render(iter(events))
     printed = capsys.readouterr().out
     assert printed.index("Revised answer") < printed.index("sudo apt install postgresql")
@@ -73,9 +77,5 @@ def test_the_cli_the_ui_and_the_stored_turn_show_the_kept_answer(
     shown = turn.messages()[-1]["content"]
     assert "sudo apt install postgresql" in shown and "do not contain" not in shown
 
-    log = TurnLog(tmp_path / "turns.sqlite")
-    thread = done(events)["thread_id"]
-    list(recorded(iter(events), log, thread, "How do I install PostgreSQL?", {}))
-    (stored,) = log.turns(thread)
-    log.close()
+    (stored,) = service.turns.turns(done(events)["thread_id"])  # the service recorded it
     assert stored.answer == KEPT

@@ -12,6 +12,7 @@ from archivist.agent.service import AgentService
 from archivist.agent.state import QuestionAnalysis
 from archivist.application import Application
 from archivist.settings import Settings
+from archivist.storage import database_file
 from archivist.testing import CallInfo, ScriptedChatModel
 from archivist.types import ArchivistError
 
@@ -79,7 +80,7 @@ def test_shared_service_is_closed_with_the_library(settings: Settings, embedder)
     result = service.ask("Anything about PostgreSQL?")
     assert result.status == "answered" and result.sources == []
     library.close()
-    assert (settings.data_dir / "conversations.sqlite").exists()
+    assert database_file(settings.data_dir).exists()
 
 
 def test_empty_question_is_an_error(make_service) -> None:

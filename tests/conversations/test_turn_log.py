@@ -7,6 +7,7 @@ from pathlib import Path
 
 from archivist.conversations import TurnLog, recorded
 from archivist.events import Event
+from archivist.storage import Database, open_database
 
 OLD_SCHEMA = """
 CREATE TABLE turns (thread_id TEXT NOT NULL, turn INTEGER NOT NULL, question TEXT NOT NULL,
@@ -17,8 +18,8 @@ INSERT INTO turns VALUES ('t1', 1, 'Old question?', 'Old answer.', 'answered', N
 """
 
 
-def test_a_turn_is_stored_with_its_steps_stats_and_warnings(tmp_path: Path) -> None:
-    log = TurnLog(tmp_path / "turns.sqlite")
+def test_a_turn_is_stored_with_its_steps_stats_and_warnings(database: Database) -> None:
+    log = TurnLog(database)
     events = [
         Event("step", {"kind": "rewrite", "detail": "zephyr warranty"}),
         Event("step", {"kind": "search", "detail": "zephyr warranty", "hits": 3}),
@@ -36,17 +37,31 @@ def test_a_turn_is_stored_with_its_steps_stats_and_warnings(tmp_path: Path) -> N
                           {"kind": "search", "detail": "zephyr warranty", "hits": 3}]
     assert turn.stats == {"llm_calls": 2, "tool_calls": 1, "wall_seconds": 0.5,
                           "errors": ["web search failed: timeout"]}
-    log.close()
+
+
+def test_turns_number_from_one_and_a_rating_replaces_the_last(database: Database) -> None:
+    log = TurnLog(database)
+    assert [log.record("t", q, "a", "answered", [], {}) for q in ("q1", "q2")] == [1, 2]
+    assert log.record("u", "q", "a", "answered", [], {}) == 1
+    log.rate("t", 2, "down", "wrong")
+    log.rate("t", 2, "up", "fine after all")
+    (rated,) = log.rated()
+    assert rated.turn == 2 and rated.feedback is not None
+    assert (rated.feedback.rating, rated.feedback.comment) == ("up", "fine after all")
+    assert log.rated(["u"]) == [] and log.rated([]) == []
+    log.forget("t")
+    assert log.turns("t") == [] and log.count() == {"turns": 1, "feedback": 0}
 
 
 def test_a_log_made_before_steps_were_kept_opens_and_records(tmp_path: Path) -> None:
     path = tmp_path / "turns.sqlite"
     with sqlite3.connect(path) as conn:
         conn.executescript(OLD_SCHEMA)
-    log = TurnLog(path)
+    database = open_database(None, tmp_path)
+    log = TurnLog(database)
     (old,) = log.turns("t1")
     assert old.question == "Old question?" and old.steps == [] and old.stats == {}
     log.record("t1", "New?", "New.", "answered", [], {}, steps=[{"kind": "search",
                                                                  "detail": "new"}])
     assert [t.steps for t in log.turns("t1")] == [[], [{"kind": "search", "detail": "new"}]]
-    log.close()
+    database.close()

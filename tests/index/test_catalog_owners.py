@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from archivist.index.catalog import Catalog
+from archivist.storage import Database, open_database
 from archivist.types import ADMIN_OWNER, Child, DocumentRecord, Parent
 
 
@@ -15,15 +16,26 @@ def _record(document_id: str) -> DocumentRecord:
                           page_count=0, parent_count=0, child_count=0, added_at="")
 
 
-def test_documents_belong_to_the_admin_until_given_away(tmp_path: Path) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
+def test_documents_belong_to_the_admin_until_given_away(database: Database) -> None:
+    catalog = Catalog(database)
     catalog.add_pending(_record("a1"), [], [])
     catalog.add_pending(_record("b2"), [], [])
     catalog.set_status("c", {"a1": "ready", "b2": "ready"})
     catalog.set_owner("c", ["b2"], "key:bob")
     owners = {d.document_id: d.owner for d in catalog.documents("c")}
     assert owners == {"a1": ADMIN_OWNER, "b2": "key:bob"}
-    catalog.close()
+
+
+def test_a_rewritten_document_replaces_its_parents_and_children(database: Database) -> None:
+    catalog = Catalog(database)
+    parent = Parent("d-p0", "d", 0, "old", ["A"], 1, 1, "c")
+    child = Child("d-c0", "d-p0", "d", 0, "old", ["A"], 1, 1)
+    catalog.add_pending(_record("d"), [parent], [child])
+    parent.text = child.text = "new"
+    catalog.add_pending(_record("d"), [parent], [child])
+    assert [p.text for p in catalog.parents_of("c", "d")] == ["new"]
+    assert [c.text for c in catalog.children_of("c", "d")] == ["new"]
+    assert catalog.counts() == {"documents": 1, "parents": 1, "children": 1}
 
 
 def test_a_catalog_from_before_owners_is_migrated(tmp_path: Path) -> None:
@@ -38,9 +50,13 @@ def test_a_catalog_from_before_owners_is_migrated(tmp_path: Path) -> None:
         )
         conn.execute("INSERT INTO documents VALUES ('c','old','/p','old.md','h',1,0,0,0,'t',"
                      "'ready')")
-    catalog = Catalog(path)
-    assert [d.owner for d in catalog.documents("c")] == [ADMIN_OWNER]
-    catalog.close()
+    database = open_database(None, tmp_path)
+    assert [d.owner for d in Catalog(database).documents("c")] == [ADMIN_OWNER]
+    database.close()
+    assert not path.exists() and (tmp_path / "catalog.sqlite.imported").is_file()
+    again = open_database(None, tmp_path)  # imported once: reopening keeps the one row
+    assert len(Catalog(again).documents("c")) == 1
+    again.close()
 
 
 def test_a_catalog_from_before_section_flags_is_migrated(tmp_path: Path) -> None:
@@ -54,7 +70,8 @@ def test_a_catalog_from_before_section_flags_is_migrated(tmp_path: Path) -> None
                      f"({columns.format(id='child_id', extra='parent_id TEXT NOT NULL, ')})")
         conn.execute("INSERT INTO parents VALUES ('c','old-p0','old',0,'text','[]',1,1)")
         conn.execute("INSERT INTO children VALUES ('c','old-c0','old-p0','old',0,'t','[]',1,1)")
-    catalog = Catalog(path)
+    database = open_database(None, tmp_path)
+    catalog = Catalog(database)
     assert [p.kind for p in catalog.parents_of("c", "old")] == ["body"]
     assert [c.kind for c in catalog.children_of("c", "old")] == ["body"]
     parent = Parent("new-p0", "new", 0, "Index", ["Index"], 40, 41, "c", kind="index")
@@ -62,4 +79,4 @@ def test_a_catalog_from_before_section_flags_is_migrated(tmp_path: Path) -> None
     catalog.add_pending(_record("new"), [parent], [child])
     assert [p.kind for p in catalog.parents_of("c", "new")] == ["index"]
     assert [(c.parent_id, c.kind) for c in catalog.children_of("c", "new")] == [("new-p0", "index")]
-    catalog.close()
+    database.close()

@@ -10,6 +10,7 @@ from archivist.application import Application
 from archivist.index.graph import EntityGraph
 from archivist.index.phrases import SpacyPhraseExtractor, available, phrase_key
 from archivist.settings import Settings
+from archivist.storage import Database
 
 pytestmark = pytest.mark.skipif(
     not available(), reason="spaCy's English model is not installed (archivist[graph])"
@@ -45,8 +46,8 @@ def test_spacy_reads_entities_and_noun_phrases() -> None:
     assert "brittany" in keys
 
 
-def test_pagerank_walks_from_the_question_phrase_to_the_second_hop(tmp_path: Path) -> None:
-    graph = EntityGraph(tmp_path / "graph.sqlite")
+def test_pagerank_walks_from_the_question_phrase_to_the_second_hop(database: Database) -> None:
+    graph = EntityGraph(database)
     graph.add_document("c", "film", [("film-c0", ["moonlit harbor", "tamsin orwell"])], "t")
     graph.add_document("c", "bio", [("bio-c0", ["tamsin orwell", "aberystwyth university"])], "t")
     graph.add_document("c", "other", [("other-c0", ["harbor institute", "university"])], "t")

@@ -21,6 +21,7 @@ from archivist.index.edge_config import GRAPH_M
 from archivist.index.edge_store import EdgeVectorStore
 from archivist.index.sparse import SparseVector
 from archivist.index.vectors import DENSE, GRAPH_THRESHOLD_KB, SPARSE
+from archivist.storage import Database
 from archivist.types import Child, DocumentRecord
 
 
@@ -165,9 +166,8 @@ def test_a_plain_shard_of_the_previous_release_gets_the_graph_on_close(tmp_path:
     store.close()
 
 
-def test_ready_ids_follow_every_change(tmp_path: Path) -> None:
-    path = tmp_path / "catalog.sqlite"
-    catalog = Catalog(path)
+def test_ready_ids_follow_every_change(database: Database) -> None:
+    catalog = Catalog(database)
     catalog.add_pending(_record("a1"), [], [])
     assert catalog.ready_ids("c") == set()
     catalog.set_status("c", {"a1": "ready"})
@@ -175,7 +175,8 @@ def test_ready_ids_follow_every_change(tmp_path: Path) -> None:
     mine = catalog.ready_ids("c")
     mine.add("not-there")  # a caller narrowing its copy does not touch the cache
     assert catalog.ready_ids("c") == {"a1"}
-    other = Catalog(path)  # another connection (another process, with a Qdrant server)
+    other_database = Database(database_url_of(database))  # another process's connection
+    other = Catalog(other_database)
     other.add_pending(_record("b2"), [], [])
     other.set_status("c", {"b2": "ready"})
     assert catalog.ready_ids("c") == {"a1", "b2"}
@@ -183,5 +184,8 @@ def test_ready_ids_follow_every_change(tmp_path: Path) -> None:
     assert catalog.ready_ids("c") == {"b2"}
     catalog.delete_document("c", "b2")
     assert catalog.ready_ids("c") == set() == other.ready_ids("c")
-    other.close()
-    catalog.close()
+    other_database.close()
+
+
+def database_url_of(database: Database) -> str:
+    return database.url.render_as_string(hide_password=False)

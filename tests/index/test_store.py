@@ -9,6 +9,12 @@ from archivist.types import IndexMismatch, IngestOutcome, UnknownDocument
 
 
 @pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    """Each test here runs on both backends: the embedded SQLite file and PostgreSQL."""
+    return Settings(data_dir=tmp_path / "library", database_url=database_url)
+
+
+@pytest.fixture
 def filled(library: Application, tmp_path: Path) -> Application:
     report = library.ingest.files([write_corpus(tmp_path / "docs")])
     assert report.counts["added"] == 4
@@ -105,7 +111,7 @@ def test_hits_carry_pages_and_headings(library: Application, eval_dir: Path) -> 
 
 
 def test_changing_embedding_model_is_refused(filled: Application, tmp_path: Path) -> None:
-    other = Settings(data_dir=filled.settings.data_dir, embedding_model="some-other-model")
+    other = filled.settings.model_copy(update={"embedding_model": "some-other-model"})
     filled.close()
     reopened = Application(other)
     try:

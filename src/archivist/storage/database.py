@@ -243,7 +243,7 @@ def open_database(url: str | None, data_dir: Path) -> Database:
         from archivist.storage.legacy import import_legacy_files
 
         try:
-            import_legacy_files(database, data_dir)
+            import_legacy_files(database.path, data_dir)
         except BaseException:
             database.close()
             raise

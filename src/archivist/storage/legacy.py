@@ -11,10 +11,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from archivist.storage.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -34,16 +30,18 @@ def legacy_files(data_dir: Path) -> list[Path]:
     return [data_dir / name for name in LEGACY_FILES if (data_dir / name).is_file()]
 
 
-def import_legacy_files(database: Database, data_dir: Path) -> list[str]:
-    """Copy every old file's rows into ``database`` (a SQLite file); one line per file."""
+def import_legacy_files(database: Path, data_dir: Path) -> list[str]:
+    """Copy every old file's rows into the SQLite file ``database``; one line per file."""
     found = legacy_files(data_dir)
-    if not found or database.path is None:
+    if not found:
         return []
-    if (data_dir / "conversations.sqlite").is_file():
-        database.checkpointer()  # creates the checkpointer's tables to copy into
     notes = []
-    conn = sqlite3.connect(str(database.path), isolation_level=None, timeout=30)
+    conn = sqlite3.connect(str(database), isolation_level=None, timeout=30)
     try:
+        if (data_dir / "conversations.sqlite").is_file():
+            from langgraph.checkpoint.sqlite import SqliteSaver
+
+            SqliteSaver(conn).setup()  # the checkpointer's tables, to copy into
         for path in found:
             _settle_wal(path)
             copied = _copy(conn, path, LEGACY_FILES[path.name])
@@ -51,7 +49,7 @@ def import_legacy_files(database: Database, data_dir: Path) -> list[str]:
             for leftover in (path.with_name(path.name + "-wal"),
                              path.with_name(path.name + "-shm")):
                 leftover.unlink(missing_ok=True)
-            notes.append(f"imported {path.name} ({copied} rows) into {database.path.name}")
+            notes.append(f"imported {path.name} ({copied} rows) into {database.name}")
     finally:
         conn.close()
     for note in notes:

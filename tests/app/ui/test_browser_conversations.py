@@ -30,7 +30,6 @@ from tests.app.ui.test_browser import (  # noqa: F401  (browser: a fixture)
 
 from archivist.app.api.app import create_app
 from archivist.application import Application
-from archivist.conversations import TurnLog, turn_log_path
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
 
@@ -162,11 +161,7 @@ def walk(page: Any, url: str, library: Application, long_pdf: Path) -> None:
     page.locator("#feedback-comment textarea").fill("It should name the page.")
     page.locator("#thumbs-down").click()
     wait_text(page, "#feedback-status", "rated: not helpful")
-    log = TurnLog(turn_log_path(library.settings.data_dir))
-    try:
-        (record,) = log.rated()
-    finally:
-        log.close()
+    (record,) = library.turns.rated()
     assert record.question == QUESTION and "five years" in record.answer
     assert record.feedback is not None and record.feedback.rating == "down"
     assert record.feedback.comment == "It should name the page."
