@@ -2,11 +2,14 @@
 
 ``GET /v1/documents/{id}/passages/{parent_id}`` gives the section's text with its heading
 path and pages; ``GET /v1/documents/{id}/pages/{n}`` renders page ``n`` of a PDF as a PNG,
-marking ``?highlight=<text>`` where it appears on the page.
+marking ``?highlight=<text>`` where it appears on the page. At most ``RENDER_SLOTS``
+pages render at once (a request waits up to ``RENDER_WAIT_S`` for a slot, then gets 503),
+and recent renders are answered from a small cache.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path as FilePath
 from typing import Annotated
 
@@ -19,7 +22,7 @@ from archivist.app.api.auth import Caller, CallerDep
 from archivist.app.api.errors import ApiError
 from archivist.app.api.models import COLLECTION_PATTERN, ERROR_RESPONSES, ErrorBody
 from archivist.application import Application
-from archivist.documents.pages import PageOutOfRange, render_page
+from archivist.documents.pages import PageOutOfRange, RenderCache, render_page
 from archivist.index.store import DocumentStore
 from archivist.types import (
     DocumentRecord,
@@ -30,6 +33,8 @@ from archivist.types import (
 )
 
 DocumentId = Annotated[str, Path(pattern=r"^[0-9a-f]{4,64}$", description="A document id.")]
+RENDER_SLOTS = 2
+RENDER_WAIT_S = 30.0
 CollectionQuery = Annotated[
     str | None, Query(pattern=COLLECTION_PATTERN, description="Collection (default: the server's).")
 ]
@@ -67,6 +72,8 @@ def build_router() -> APIRouter:
     router = APIRouter(prefix="/v1/documents", tags=["documents"], responses={
         **ERROR_RESPONSES, 404: {"model": ErrorBody, "description": "No such document or part."}
     })
+    slots = asyncio.Semaphore(RENDER_SLOTS)
+    cache = RenderCache()
 
     @router.get("/{document_id}/passages/{parent_id}", response_model=Passage,
                 summary="A section of a document")
@@ -95,7 +102,8 @@ def build_router() -> APIRouter:
         response_class=Response,
         responses={200: {"content": {"image/png": {}}, "description": "The rendered page."},
                    410: {"model": ErrorBody, "description": "The file is no longer there."},
-                   422: {"model": ErrorBody, "description": "The document has no pages."}},
+                   422: {"model": ErrorBody, "description": "No pages, or not drawable."},
+                   503: {"model": ErrorBody, "description": "Too many pages rendering."}},
     )
     async def page(
         request: Request, caller: CallerDep, document_id: DocumentId,
@@ -115,15 +123,27 @@ def build_router() -> APIRouter:
             raise ApiError(422, "not_paged", f"{record.name} is not a PDF; open its passages")
         if not path.is_file():
             raise ApiError(410, "gone", f"{record.name} is no longer where it was ingested from")
-        try:
-            rendered = await run_in_threadpool(render_page, path, page, highlight)
-        except PageOutOfRange as exc:
-            raise ApiError(404, "not_found", str(exc)) from exc
-        except LoadError as exc:
-            raise ApiError(422, "unreadable", str(exc)) from exc
+        key = (record.content_hash, page, highlight)
+        rendered = cache.get(key)
+        hit = rendered is not None
+        if rendered is None:
+            try:
+                await asyncio.wait_for(slots.acquire(), RENDER_WAIT_S)
+            except TimeoutError:
+                raise ApiError(503, "busy", "too many pages are rendering; try again",
+                               headers={"Retry-After": "5"}) from None
+            try:
+                rendered = await run_in_threadpool(render_page, path, page, highlight)
+            except PageOutOfRange as exc:
+                raise ApiError(404, "not_found", str(exc)) from exc
+            except LoadError as exc:
+                raise ApiError(422, "unreadable", str(exc)) from exc
+            finally:
+                slots.release()
+            cache.put(key, rendered)
         return Response(rendered.png, media_type="image/png", headers={
             "X-Highlights": str(rendered.highlights), "X-Page-Count": str(rendered.page_count),
-            "Cache-Control": "private, max-age=300",
+            "X-Render-Cache": "hit" if hit else "miss", "Cache-Control": "private, max-age=300",
         })
 
     return router
