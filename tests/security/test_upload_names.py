@@ -36,7 +36,8 @@ def test_hostile_names_become_safe(hostile: str | None) -> None:
 
 def test_different_names_never_collide() -> None:
     names = ["a?.md", "a_.md", "a*.md", "a/b.md", "b.md", "x\u202e.md", "x.md", ".md", "md",
-             "日本.md", "中文.md", "CAFÉ.md", "café.md"]
+             "日本.md", "中文.md", "CAFÉ.md", "café.md", "notes.md", "notes.MD", "report.md",
+             "report.md ", " report.md"]
     stored = [safe_name(n) for n in names]
     assert len(set(stored)) == len(names), stored
 
@@ -65,3 +66,32 @@ def test_unicode_uploads_stay_apart_and_unchanged_files_are_removed(keyed_server
     stored = {p.name for p in (keyed_server.data_dir / "uploads").rglob("*") if p.is_file()}
     assert {"日本.md", "中文.md"} <= stored
     assert "copy of japan.md" not in stored
+
+
+def test_names_differing_in_case_or_spaces_stay_apart(keyed_server) -> None:
+    import httpx
+    from tests.security.attack import KEYS
+
+    texts = {"notes.md": "The lower-case notes mention the walnut tree.",
+             "notes.MD": "The upper-case notes mention the chestnut tree.",
+             "report.md": "The report covers the spring harvest.",
+             "report.md ": "The spaced report covers the autumn frost."}
+    stored: dict[str, str] = {}
+    for name, text in texts.items():
+        response = httpx.post(
+            f"{keyed_server.url}/v1/documents", params={"wait": "true"}, timeout=300,
+            headers={"Authorization": f"Bearer {KEYS['alice']}"},
+            files=[("files", (name, f"# {name}\n\n{text}".encode(), "text/markdown"))])
+        assert response.status_code == 200, response.text
+        result = response.json()["results"][0]
+        assert result["outcome"] == "added", (name, result)  # never "replaced"
+        stored[name] = result["document_id"]
+    assert len(set(stored.values())) == 4
+    listed = httpx.get(f"{keyed_server.url}/v1/documents", timeout=60,
+                       headers={"Authorization": f"Bearer {KEYS['alice']}"}).json()["documents"]
+    ids = {d["document_id"] for d in listed}
+    assert set(stored.values()) <= ids
+    names = {d["document_id"]: d["name"] for d in listed}
+    assert names[stored["notes.MD"]] == "notes.MD" and names[stored["notes.md"]] == "notes.md"
+    assert names[stored["report.md"]] == "report.md"
+    assert names[stored["report.md "]].startswith("report-")  # changed: it gets a digest

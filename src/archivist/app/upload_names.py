@@ -5,7 +5,9 @@ A name is NFC-normalised and keeps letters and digits of every script (``日本.
 characters that are special to shells or other file systems become ``_``; a hidden or
 empty name is renamed. When anything had to change, a short digest of the original name is
 added, so two different original names never end up as the same stored file, while the
-same name uploaded again maps to the same file (a new version of it).
+same name uploaded again maps to the same file (a new version of it). Names that differ
+only in case (``notes.MD``, ``notes.md``) or in spaces around them (``"report.md "``) are
+different names, kept apart.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ def safe_name(original: str | None) -> str:
     stem, dot, suffix = cleaned.rpartition(".")
     if not (dot and stem and 0 < len(suffix) <= 10 and suffix.isascii()):
         stem, suffix = cleaned, ""
-    suffix = suffix.lower()
     if cleaned != given or _too_long(stem, suffix):
         digest = hashlib.sha256(given.encode("utf-8")).hexdigest()[:8]
         stem = f"{_truncate(stem, MAX_NAME_BYTES - 20)}-{digest}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from email.message import Message
+from email.utils import collapse_rfc2231_value
 from typing import Any, Protocol
 
 from python_multipart.multipart import MultipartParser
@@ -52,7 +53,11 @@ def _disposition(header: str) -> tuple[str, str | None]:
     message = Message()
     message["content-disposition"] = header
     name = message.get_param("name", header="content-disposition")
-    filename = message.get_filename()
+    raw = message.get_param("filename", header="content-disposition")
+    if raw is None:
+        return (str(name) if isinstance(name, str) else ""), None
+    # not get_filename(): it strips spaces, and "report.md " is another name than report.md
+    filename = collapse_rfc2231_value(raw)
     return (str(name) if isinstance(name, str) else ""), filename
 
 
