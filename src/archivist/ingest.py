@@ -387,14 +387,9 @@ class Ingestor:
         deferred = document_id in self._deferred
         return " (its partial write is removed when the library is next opened)" * deferred
 
-    def _index(
-        self,
-        record: DocumentRecord,
-        chunked: Chunked,
-        previous: list[DocumentRecord],
-        dense: list[list[float]],
-        sparse: list[SparseVector],
-    ) -> None:
-        self.store.add_pending(record, chunked.parents, chunked.children, dense, sparse)
+    def _index(self, record: DocumentRecord, chunked: Chunked, previous: list[DocumentRecord],
+               dense: list[list[float]], sparse: list[SparseVector]) -> None:
+        self.store.add_pending(record, chunked.parents, chunked.children, dense, sparse,
+                               tables=chunked.loaded.tables)
         self.store.mark_ready(self.collection, record.document_id, previous)
 

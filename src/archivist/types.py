@@ -44,6 +44,33 @@ class PageSpan:
     page: int
 
 
+Cell = float | int | str | None
+"""One value of a stored table: a number parsed from its text, the text, or null."""
+
+
+@dataclass
+class DataTable:
+    """A table found in a document, as data: typed columns, parsed values, where it came from.
+
+    ``columns`` are SQL-safe names (``revenues``, ``y2017``); ``labels`` the header text
+    each came from; ``kinds`` say ``"number"`` or ``"text"`` per column. ``unit`` is the
+    scale the caption or header names (``"thousands"``, ``"millions"``) or ``""``: values
+    are stored as printed, not multiplied. ``heading_path`` (the section) is set at ingest.
+    """
+
+    caption: str
+    columns: list[str]
+    labels: list[str]
+    kinds: list[str]
+    rows: list[list[Cell]]
+    unit: str = ""
+    page_start: int | None = None
+    page_end: int | None = None
+    heading_path: list[str] = field(default_factory=list)
+    name: str = ""
+    """The table's SQL name, unique within its document (set when the document is loaded)."""
+
+
 @dataclass
 class LoadedDocument:
     """A file turned into Markdown, with a page map for PDFs (empty for paged-less formats)."""
@@ -60,6 +87,8 @@ class LoadedDocument:
     ocr_seconds: float = 0.0
     conversion_seconds: float = 0.0
     """How long the conversion took, OCR included (measured where it ran)."""
+    tables: list[DataTable] = field(default_factory=list)
+    """The tables found in it, as data (stored as SQL tables at ingest)."""
 
     def pages_between(self, start: int, end: int) -> tuple[int | None, int | None]:
         """The first and last page that text ``markdown[start:end]`` lies on."""

@@ -227,7 +227,8 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_supported_suffixes() -> None:
-    expected = {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx"}
+    expected = {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx", ".csv", ".tsv",
+                ".xlsx"}
     assert isinstance(SUPPORTED_SUFFIXES, frozenset)
     assert set(SUPPORTED_SUFFIXES) == expected
 

@@ -83,7 +83,25 @@ def chunk_document(
                     kind=piece.kind,
                 )
             )
+    place_tables(loaded, out.parents)
     return out
+
+
+def place_tables(loaded: LoadedDocument, parents: list[Parent]) -> None:
+    """Give each table the heading path of the section it stands in.
+
+    The section is the parent on the table's first page that holds its first row label
+    (or caption), else the first parent on that page, else the document's first.
+    """
+    for table in loaded.tables:
+        on_page = [p for p in parents if table.page_start is None or (
+            p.page_start is not None and p.page_start <= table.page_start <= (p.page_end or 0))]
+        first = next((str(row[0]) for row in table.rows if row and row[0]), "")
+        clue = first or table.caption[:40]
+        chosen = next((p for p in on_page if clue and clue in p.text), None)
+        chosen = chosen or (on_page[0] if on_page else (parents[0] if parents else None))
+        if chosen is not None and not table.heading_path:
+            table.heading_path = list(chosen.heading_path)
 
 
 def embedding_text(child: Child, title: str) -> str:

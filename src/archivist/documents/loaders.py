@@ -1,4 +1,4 @@
-"""Turn a file (PDF, Markdown, text, HTML, Word) into Markdown, or fail with one clear line."""
+"""Turn a file (PDF, Markdown, text, HTML, Word, CSV/TSV/XLSX) into Markdown, or fail clearly."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from archivist.documents.pdf import OcrMode, PageCallback, load_pdf
+from archivist.documents.spreadsheets import SHEET_SUFFIXES, load_sheet_file
 from archivist.documents.word import load_docx
 from archivist.types import LoadedDocument, LoadError, UnsupportedFile
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
-    {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx"}
+    {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx", *SHEET_SUFFIXES}
 )
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -62,6 +63,10 @@ def _load(
         if not data.startswith(_ZIP_MAGIC):
             raise LoadError(f"{path}: not a Word .docx file (it looks like {_looks_like(data)})")
         return load_docx(path, data)
+    if suffix == ".xlsx":
+        if not data.startswith(_ZIP_MAGIC):
+            raise LoadError(f"{path}: not an .xlsx workbook (it looks like {_looks_like(data)})")
+        return load_sheet_file(path, data, None)
     text = _decode_utf8(path, data)
     if "\x00" in text:
         raise LoadError(f"{path}: not text (it contains NUL bytes)")
@@ -69,6 +74,8 @@ def _load(
         raise LoadError(f"{path}: empty file")
     if suffix in (".html", ".htm"):
         return _load_html(path, text)
+    if suffix in SHEET_SUFFIXES:
+        return load_sheet_file(path, data, text)
     title = path.stem if suffix == ".txt" else markdown_title(text, path.stem)
     return LoadedDocument(path=str(path), markdown=text, title=title)
 

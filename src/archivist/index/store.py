@@ -16,12 +16,14 @@ from archivist.index.engines import open_vector_store
 from archivist.index.graph import EntityGraph
 from archivist.index.hops import GraphIndexer
 from archivist.index.sparse import BM25Encoder, SparseVector
+from archivist.index.table_store import StoredTable, TableStore
 from archivist.index.vectors import VectorStore
 from archivist.settings import Settings
 from archivist.storage import Database
 from archivist.types import (
     AmbiguousDocument,
     Child,
+    DataTable,
     DocumentRecord,
     IndexMismatch,
     Parent,
@@ -53,6 +55,7 @@ class DocumentStore:
         self.bm25 = BM25Encoder(settings.bm25_language)
         self.graph = EntityGraph(database)
         self.graph_indexer = GraphIndexer(self.graph, self.catalog)
+        self.tables = TableStore(settings.data_dir / "tables.sqlite")
         self._embedder = embedder
         self.write_lock = threading.RLock()
         try:
@@ -72,6 +75,7 @@ class DocumentStore:
         """Release the catalog, the entity graph and the vector engine."""
         self.vectors.close()
         self.graph.close()
+        self.tables.close()
         self.catalog.close()
 
     @property
@@ -100,6 +104,9 @@ class DocumentStore:
             for orphan in stored - set(ready):
                 self.vectors.delete_document(collection, orphan)
                 repairs.append(f"deleted vectors of unknown document {orphan}")
+            for orphan in self.tables.document_ids(collection) - set(ready):
+                self.tables.delete_document(collection, orphan)
+                repairs.append(f"deleted tables of unknown document {orphan}")
             for missing in set(ready) - stored:
                 self.purge(collection, missing)
                 repairs.append(
@@ -114,6 +121,7 @@ class DocumentStore:
         with self.write_lock:
             self.vectors.delete_document(collection, document_id)
             self.graph.delete_document(collection, document_id)
+            self.tables.delete_document(collection, document_id)
             self.catalog.delete_document(collection, document_id)
 
     def prepare_collection(self, collection: str) -> None:
@@ -152,9 +160,12 @@ class DocumentStore:
         children: list[Child],
         dense: list[list[float]],
         sparse: list[SparseVector],
+        tables: list[DataTable] | None = None,
     ) -> None:
-        """Write a document ``pending``: its rows in one transaction, then its vectors."""
+        """Write a document ``pending``: its rows in one transaction, its tables, its vectors."""
         self.catalog.add_pending(record, parents, children)
+        if tables:
+            self.tables.add(record.collection, record.document_id, tables)
         self.vectors.upsert(record.collection, children, dense, sparse, record.name)
 
     def mark_ready(
@@ -215,6 +226,13 @@ class DocumentStore:
     def children_of(self, document_id: str, collection: str | None = None) -> list[Child]:
         """A document's children in reading order."""
         return self.catalog.children_of(self.collection_name(collection), document_id)
+
+    def tables_of(self, collection: str | None = None,
+                  document_ids: set[str] | None = None) -> list[StoredTable]:
+        """The stored tables of ready documents (all of the collection, or of these)."""
+        name = self.collection_name(collection)
+        ready = self.catalog.ready_ids(name)
+        return self.tables.tables(name, ready if document_ids is None else ready & document_ids)
 
     def get_parent(self, parent_id: str, collection: str | None = None) -> Parent | None:
         """A parent by id, only if its document is in the catalog."""
