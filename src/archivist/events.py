@@ -4,9 +4,8 @@ A turn yields, in order: zero or more ``step`` events, then either one ``clarifi
 (the turn pauses; the user's next message answers it) or ``token`` events followed by one
 ``sources`` event and one ``stats`` event, and always a final ``done``.
 
-When the answer that streamed is not the one kept (a second look after it abstained, or a
-guard that refused it), one ``replace`` event carries the whole kept answer before
-``sources``: interfaces show it instead of the streamed tokens.
+The tokens stream once, after every check that could change the answer has run: what
+streamed is the answer, never taken back.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass as schema_dataclass
 
 EventType = Literal[
-    "step", "clarification", "token", "replace", "sources", "stats", "error", "done"
+    "step", "clarification", "token", "sources", "stats", "error", "done"
 ]
 
 SOURCE_EXAMPLE: dict[str, Any] = {
@@ -82,11 +81,6 @@ def step(kind: str, detail: str, **extra: Any) -> Event:
 def token(text: str) -> Event:
     """A piece of the answer text."""
     return Event("token", {"text": text})
-
-
-def replace(text: str) -> Event:
-    """The whole answer, replacing the tokens streamed so far (they were revised)."""
-    return Event("replace", {"text": text})
 
 
 def clarification(question: str) -> Event:

@@ -157,6 +157,9 @@ class Settings(BaseSettings):
         "(default: sized from the model's measured speed, at least 60 s).",
     )
     strategy: StrategySetting = "auto"
+    policy: Literal["auto", "small", "capable"] = Field(
+        default="auto", description="Small-model checks (small) or none (capable); auto: "
+        "small for the local provider and models under 7B.")
 
     # --- agent budgets -------------------------------------------------------------
     max_tool_calls: int = Field(default=8, ge=1)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from archivist.agent.policy import Policy
 from archivist.agent.service import AgentService
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
@@ -60,7 +61,9 @@ def corpus_library(
     docs.mkdir()
     for name, text in CORPUS.items():
         (docs / name).write_text(text, encoding="utf-8")
-    library = Application(Settings(data_dir=root / "library"), embedder=embedder)
+    # the scripted model plays a capable one unless a test asks for the small-model policy
+    library = Application(Settings(data_dir=root / "library", policy="capable"),
+                          embedder=embedder)
     report = library.ingest.files([docs])
     assert report.counts["added"] == len(CORPUS), report
     yield library
@@ -76,13 +79,15 @@ def make_service(corpus_library: Application, tmp_path: Path) -> Iterator[Servic
     made: list[AgentService] = []
 
     def factory(
-        llm: ScriptedChatModel | None = None, library: Application | None = None, **overrides: Any
+        llm: ScriptedChatModel | None = None, library: Application | None = None,
+        checks: Policy | None = None, **overrides: Any,
     ) -> AgentService:
         lib = library or corpus_library
-        settings = lib.settings.model_copy(update=overrides)
+        settings = lib.settings.model_copy(update={"policy": "capable", **overrides})
         if library is None:
             settings = settings.model_copy(update={"data_dir": tmp_path / "conversations"})
-        service = AgentService(lib.searcher, settings, llm=llm or ScriptedChatModel())
+        service = AgentService(lib.searcher, settings, llm=llm or ScriptedChatModel(),
+                               policy=checks)
         made.append(service)
         return service
 

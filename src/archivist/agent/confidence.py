@@ -9,7 +9,8 @@ which sub-questions have kept evidence:
 - **high**: every sub-question has at least two distinct passages from the user's
   documents graded relevant (a section read in full counts as the passage that led to
   it; passages kept only as ``context`` do not count), the answer cites the documents it
-  used, and the passages name every subject of the question (see ``subject.py``): a
+  used, and (on a small model) the passages name every subject of the question (see
+  ``policy/evidence.py``): a
   grader that kept a footnote about another "capital" for "What is the capital of
   Mongolia?" gives no high confidence.
 - **medium**: everything in between: a sub-question rests on a single passage, the
@@ -20,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from archivist.agent.policy.evidence import fully_on_subject
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence
-from archivist.agent.subject import fully_on_subject
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
@@ -45,7 +46,8 @@ def confidence(
     """The confidence of ``answer`` given the kept ``evidence`` per sub-question index.
 
     ``cited`` says whether the answer names the documents it used (see ``sources.py``);
-    ``question`` (when given) must have all its named subjects in the evidence for high.
+    ``question`` (when given: the small-model policy) must have all its named subjects in
+    the evidence for high.
     """
     indices = list(sub_questions)
     if abstains(answer) or not evidence or not indices:

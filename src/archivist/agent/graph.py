@@ -11,6 +11,8 @@ one copy per sub-question concurrently, and their sub-answers and evidence merge
 the state's reducers. Nothing here builds a model, a store or a web client: all are
 injected. ``fast_llm`` (default: ``llm``) analyses, grades, summarises and compresses;
 ``llm`` researches and writes. ``web`` is the web search provider, or ``None`` (off).
+``analyze`` decides the question's depth (``policy/depth.py``): direct, one research
+sub-agent, or several; on a small model a plain question is planned with no LLM call.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from archivist.agent.nodes import ConversationNodes
+from archivist.agent.policy import Policy, policy_for
 from archivist.agent.research.graph import build_research_graph
 from archivist.agent.state import AgentState
 from archivist.agent.strategy import choose_strategy
 from archivist.index.retriever import Retriever
-from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile, profile_for
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
 
@@ -41,20 +44,24 @@ def build_graph(
     fast_llm: BaseChatModel | None = None,
     web: WebSearchProvider | None = None,
     fast_profile: ModelProfile = DEFAULT_PROFILE,
+    policy: Policy | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The compiled conversation graph. Invoke it with ``{"question": ...}`` per turn.
 
     ``fast_profile`` is what ``fast_llm`` (or ``llm``) can do: how to ask it for
-    structured output (see :class:`archivist.llm.ModelProfile`).
+    structured output (see :class:`archivist.llm.ModelProfile`). ``policy`` is which
+    checks by code apply (default: from the answering model's profile in ``settings``).
     """
     strategy = choose_strategy(settings)
+    if policy is None:
+        policy = policy_for(profile_for(settings), second_look=settings.second_look)
     nodes = ConversationNodes(
         llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy,
-        fast_profile=fast_profile,
+        fast_profile=fast_profile, policy=policy,
     )
     research = build_research_graph(
         llm, retriever, settings, fast_llm=fast_llm, web=web, strategy=strategy,
-        fast_profile=fast_profile,
+        fast_profile=fast_profile, policy=policy,
     )
     graph = StateGraph(AgentState)
     graph.add_node("memory", nodes.memory)

@@ -6,11 +6,16 @@ conversation, surviving restarts), builds a graph per collection, and turns a gr
 the :mod:`archivist.events` stream: steps, then a clarification or the answer tokens,
 sources and stats, then ``done``. Every finished turn is written to the turn log here, once,
 whichever interface asked (CLI, API, web UI, OpenAI endpoint, MCP).
+
+The answer streams once, when the graph has finished: every check that could change it
+has run, so nothing shown is ever taken back. Its text goes out as word-sized ``token``
+events.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import uuid
 from collections.abc import Iterable, Iterator
@@ -18,15 +23,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
 
 from archivist import events
 from archivist.agent.confidence import LOW
 from archivist.agent.graph import build_graph
 from archivist.agent.offline import failure_message, retrieval_only
+from archivist.agent.policy import Policy, policy_for
 from archivist.agent.stats import TurnStats
-from archivist.agent.steps import ANSWER_TAG, message_text
+from archivist.agent.steps import message_text
 from archivist.conversations import TurnLog, recorded, settings_used
 from archivist.events import Event, Source
 from archivist.llm.capabilities import ModelProfile, profile_for
@@ -62,7 +68,8 @@ class AgentService:
 
     ``retrievers`` gives each collection's retriever (the application's searcher);
     ``database`` is the library's (the application's; opened from the settings if not
-    given, and then closed with the service).
+    given, and then closed with the service); ``policy`` (default: chosen by the model's
+    profile) which checks by code apply.
     """
 
     def __init__(
@@ -74,8 +81,10 @@ class AgentService:
         fast_llm: BaseChatModel | None = None,
         web: WebSearchProvider | None = None,
         database: Database | None = None,
+        policy: Policy | None = None,
     ) -> None:
         self.retrievers = retrievers
+        self._policy = policy
         self.settings = settings
         self._llm = llm
         self._fast_llm = fast_llm if fast_llm is not None else llm
@@ -120,6 +129,16 @@ class AgentService:
         return profile_for(self.settings, role="fast")
 
     @property
+    def policy(self) -> Policy:
+        """Which checks by code the agent applies.
+
+        Unless injected: from the answering model's profile and the ``policy`` setting.
+        """
+        if self._policy is not None:
+            return self._policy
+        return policy_for(profile_for(self.settings), second_look=self.settings.second_look)
+
+    @property
     def web(self) -> WebSearchProvider | None:
         """The web search provider (``web_search`` setting), or ``None`` when it is off."""
         with self._lock:
@@ -139,6 +158,7 @@ class AgentService:
                 self._graphs[name] = build_graph(
                     llm, self.retrievers.retriever(name), self.settings, self.checkpointer,
                     fast_llm=fast_llm, web=web, fast_profile=self.fast_profile,
+                    policy=self.policy,
                 )
             return self._graphs[name]
 
@@ -185,8 +205,7 @@ class AgentService:
             graph = self.graph(collection)
             waiting = self.pending_clarification(thread_id, collection)
             payload: Any = Command(resume=text) if waiting else {"question": text}
-            streamed: list[str] = []
-            yield from self._run(graph, payload, config, stats, streamed)
+            yield from self._run(graph, payload, config, stats)
         except Exception as exc:
             from archivist.llm import is_connection_error, is_transient
 
@@ -205,42 +224,30 @@ class AgentService:
             yield events.done(thread_id, ask, status="clarification")
             return
         values = state.values
-        answer = str(values.get("answer", ""))
-        if not streamed:
-            yield events.token(answer)
-        elif "".join(streamed).strip() != answer.strip():
-            yield events.replace(answer)  # revised after it streamed (second look, a guard)
+        answer = str(values.get("answer", ""))  # answer is final here: every check has run
+        for piece in answer_pieces(answer):
+            yield events.token(piece)
         sources = [Source(**s) for s in values.get("sources", [])]
         yield events.sources(sources, confidence=values.get("confidence") or None)
         yield events.stats(stats.as_dict())
         yield events.done(thread_id, answer, status=str(values.get("status") or "answered"))
 
     def _run(
-        self, graph: Any, payload: Any, config: dict[str, Any], stats: TurnStats,
-        streamed: list[str],
+        self, graph: Any, payload: Any, config: dict[str, Any], stats: TurnStats
     ) -> Iterator[Event]:
-        """Translate LangGraph's stream into step and token events."""
-        modes = ["messages", "custom"]
-        for _namespace, mode, chunk in graph.stream(
-            payload, config, stream_mode=modes, subgraphs=True
+        """Translate LangGraph's custom stream into step events (and stage timings)."""
+        for _namespace, chunk in graph.stream(
+            payload, config, stream_mode="custom", subgraphs=True
         ):
-            if mode == "custom" and isinstance(chunk, dict):
-                if "timing" in chunk:
-                    stats.timing(chunk["timing"], chunk["start"], chunk["end"])
-                elif "step" in chunk:
-                    data = dict(chunk)
-                    kind = str(data.pop("step"))
-                    stats.step(kind)
-                    yield events.step(kind, str(data.pop("detail", "")), **data)
-            elif mode == "messages":
-                piece, metadata = chunk
-                if (
-                    isinstance(piece, AIMessageChunk)
-                    and ANSWER_TAG in (metadata.get("tags") or [])
-                    and (text := message_text(piece.content))
-                ):
-                    streamed.append(text)
-                    yield events.token(text)
+            if not isinstance(chunk, dict):
+                continue
+            if "timing" in chunk:
+                stats.timing(chunk["timing"], chunk["start"], chunk["end"])
+            elif "step" in chunk:
+                data = dict(chunk)
+                kind = str(data.pop("step"))
+                stats.step(kind)
+                yield events.step(kind, str(data.pop("detail", "")), **data)
 
     def _retrieval_only(
         self, question: str, thread_id: str, collection: str | None, stats: TurnStats,
@@ -294,6 +301,18 @@ def _tracing_callbacks(settings: Settings) -> list[Any]:
     return list(tracing_callbacks(settings))
 
 
+_PIECE = re.compile(r"\s*\S+")
+
+
+def answer_pieces(answer: str) -> list[str]:
+    """The answer cut into word-sized pieces (leading whitespace kept) that join back to it."""
+    pieces = _PIECE.findall(answer)
+    tail = answer[len("".join(pieces)):]
+    if tail:
+        pieces.append(tail)
+    return pieces
+
+
 def collect_turn(stream: Iterable[Event]) -> AnswerResult:
     """A turn's events (from ``stream``, here or over HTTP) collected into one result."""
     result = AnswerResult(answer="", sources=[], status="answered", thread_id="")
@@ -304,8 +323,6 @@ def collect_turn(stream: Iterable[Event]) -> AnswerResult:
             result.steps.append(data)
         elif event.type == "token":
             tokens.append(data["text"])
-        elif event.type == "replace":
-            tokens = [data["text"]]
         elif event.type == "clarification":
             result.clarification = data["question"]
         elif event.type == "sources":

@@ -90,6 +90,7 @@ class AgentState:
     # the current turn
     question: str = ""
     route: str = ""  # "documents", "web" or "direct" (from question analysis)
+    depth: str = ""  # "direct", "single" or "multi" (see policy/depth.py)
     direct_reply: str = ""
     clarification: str = ""  # the question to ask back, while one is pending
     clarification_rounds: int = 0

@@ -10,9 +10,9 @@ import functools
 import re
 import time
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Any, TypeVar
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
 _STOP = frozenset(
@@ -25,7 +25,47 @@ _STOP = frozenset(
     ]
 )
 F = TypeVar("F", bound=Callable[..., Any])
-ANSWER_TAG = "archivist:answer"
+
+
+class StepKind(StrEnum):
+    """Every kind of visible step; the value is the wire name API and UI clients see."""
+
+    # the question
+    STRATEGY = "strategy"
+    DEPTH = "depth"
+    MEMORY = "memory"
+    ROUTE = "route"
+    CLEAR = "clear"
+    CLARIFICATION = "clarification"
+    NO_SPLIT = "no_split"
+    SPLIT_BY_PARTS = "split_by_parts"
+    REWRITE = "rewrite"
+    REWRITE_DROPPED = "rewrite_dropped"
+    SUB_QUESTIONS = "sub_questions"
+    ANALYSIS_RETRY = "analysis_retry"
+    ANALYSIS_FALLBACK = "analysis_fallback"
+    # the evidence
+    SEARCH = "search"
+    READ_PARENT = "read_parent"
+    WEB_SEARCH = "web_search"
+    WEB_UNAVAILABLE = "web_unavailable"
+    WEB_FALLBACK = "web_fallback"
+    GRADE = "grade"
+    GATE = "gate"
+    GRADE_RETRY = "grade_retry"
+    GRADE_FALLBACK = "grade_fallback"
+    OFF_SUBJECT = "off_subject"
+    QUERY_DROPPED = "query_dropped"
+    RETRY = "retry"
+    NEXT_HOP = "next_hop"
+    REPEAT_SKIPPED = "repeat_skipped"
+    INVALID_TOOL_CALL = "invalid_tool_call"
+    BUDGET = "budget"
+    COMPRESS = "compress"
+    # the answer
+    SECOND_LOOK = "second_look"
+    YEARS_NOT_COVERED = "years_not_covered"
+    DROPPED_CITATION = "dropped_citation"
 
 
 def _writer() -> Callable[[Any], None]:
@@ -35,9 +75,14 @@ def _writer() -> Callable[[Any], None]:
         return lambda _chunk: None
 
 
-def emit_step(kind: str, detail: str, **extra: Any) -> None:
-    """Report a visible step (rewrite, sub_questions, search, read_parent, ...)."""
-    _writer()({"step": kind, "detail": detail, **extra})
+def emit_step(kind: StepKind, detail: str, **extra: Any) -> None:
+    """Report a visible step (see :class:`StepKind`)."""
+    _writer()({"step": str(StepKind(kind)), "detail": detail, **extra})
+
+
+def report_step(kind: str, detail: str) -> None:
+    """:func:`emit_step` for a caller that names the kind as text (a :class:`StepKind` value)."""
+    emit_step(StepKind(kind), detail)
 
 
 def timed(stage: str) -> Callable[[F], F]:
@@ -55,11 +100,6 @@ def timed(stage: str) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
-
-
-def answer_config(stream: bool) -> RunnableConfig:
-    """Run config for an LLM call; tagged calls are streamed to the user as the answer."""
-    return RunnableConfig(tags=[ANSWER_TAG]) if stream else RunnableConfig()
 
 
 def message_text(content: Any) -> str:

@@ -178,8 +178,6 @@ def recorded(
         data = event.data
         if event.type == "token":
             tokens.append(str(data["text"]))
-        elif event.type == "replace":
-            tokens = [str(data["text"])]
         elif event.type == "step":
             steps.append(dict(data))
         elif event.type == "stats":

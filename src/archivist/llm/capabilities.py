@@ -8,7 +8,7 @@ The agent never inspects a model's class to decide how to talk to it; it reads t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from archivist.llm.spec import llm_spec_for, parse_llm_spec
@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from archivist.settings import Settings
 
 StructuredMethod = Literal["native", "prompted"]
+#: ``small``: a model that needs the small-model checks of the agent's policy (the
+#: ``local`` provider's 0.5B/1.5B, Ollama tags under 7B); ``capable``: one that does not.
+SizeClass = Literal["small", "capable"]
+#: The smallest Ollama model (billions of parameters) treated as capable.
+CAPABLE_BILLIONS = 7.0
 
 #: Ollama model families that call tools reliably, with the smallest size (billions of
 #: parameters) we trust. A tag without a size is the family's default, which qualifies.
@@ -43,11 +48,18 @@ class ModelProfile:
     ``tool_calling``: whether the model is trusted with native tool calling.
     ``parallel_slots``: how many requests it serves at once (``None``: no known limit,
     as for cloud APIs; local servers default to 1).
+    ``size``: which checks the agent's policy applies (see ``archivist.agent.policy``).
     """
 
     structured: StructuredMethod = "native"
     tool_calling: bool = True
     parallel_slots: int | None = None
+    size: SizeClass = "capable"
+
+    @property
+    def small(self) -> bool:
+        """Whether the small-model checks apply."""
+        return self.size == "small"
 
 
 #: How the ``local`` provider (llama.cpp in-process) gets structured output: measured on
@@ -59,13 +71,25 @@ DEFAULT_PROFILE = ModelProfile()
 
 
 def profile_for(settings: Settings, role: str = "answer") -> ModelProfile:
-    """The capability profile of the model ``role`` uses, from the settings alone."""
+    """The capability profile of the model ``role`` uses, from the settings alone.
+
+    The ``policy`` setting (``small`` / ``capable``) overrides the size class derived here.
+    """
+    profile = _derived_profile(settings, role)
+    forced = str(getattr(settings, "policy", "auto"))
+    if forced in ("small", "capable") and forced != profile.size:
+        return replace(profile, size=forced)  # type: ignore[arg-type]
+    return profile
+
+
+def _derived_profile(settings: Settings, role: str) -> ModelProfile:
     provider, model = parse_llm_spec(llm_spec_for(settings, role))
     if provider in ("scripted", "anthropic", "google_genai"):
         return ModelProfile()
     if provider == "local":
         return ModelProfile(
-            structured=LOCAL_STRUCTURED, tool_calling=False, parallel_slots=settings.local_parallel
+            structured=LOCAL_STRUCTURED, tool_calling=False,
+            parallel_slots=settings.local_parallel, size="small",
         )
     if provider == "openai":
         base = settings.openai_base_url or ""
@@ -73,8 +97,30 @@ def profile_for(settings: Settings, role: str = "answer") -> ModelProfile:
             return ModelProfile()
         if "api.openai.com" in base:  # named explicitly: whether tools work is not assumed
             return ModelProfile(tool_calling=False)
-        return ModelProfile(structured="prompted", tool_calling=False, parallel_slots=1)
-    return ModelProfile(tool_calling=ollama_calls_tools(model), parallel_slots=1)
+        return ModelProfile(structured="prompted", tool_calling=False, parallel_slots=1,
+                            size=size_class(model, default="capable"))
+    return ModelProfile(tool_calling=ollama_calls_tools(model), parallel_slots=1,
+                        size=ollama_size_class(model))
+
+
+def size_class(model: str, default: SizeClass) -> SizeClass:
+    """``small`` when the model name states a size under 7B, else ``default``."""
+    size = _SIZE.search(model.lower().rsplit("/", 1)[-1])
+    if size is None:
+        return default
+    return "small" if float(size.group(1)) < CAPABLE_BILLIONS else "capable"
+
+
+def ollama_size_class(model: str) -> SizeClass:
+    """An Ollama tag's size class: its stated size, else its family's default model.
+
+    ``qwen2.5:1.5b`` and ``qwen3:4b-instruct`` are small, ``qwen2.5:14b`` capable; a tag
+    without a size is capable when its family is one known to call tools well.
+    """
+    name = model.lower().rsplit("/", 1)[-1]
+    family, _, tag = name.partition(":")
+    known = family in _OLLAMA_TOOL_FAMILIES
+    return size_class(tag, default="capable" if known else "small")
 
 
 def supports_tool_calling(settings: Settings, role: str = "answer") -> bool:

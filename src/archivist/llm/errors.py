@@ -70,9 +70,15 @@ def is_connection_error(exc: BaseException) -> bool:
     """Whether ``exc`` (or anything in its cause chain) means "could not reach the LLM".
 
     Connection refused / unreachable and connect timeouts count; a slow answer (read
-    timeout) or an HTTP error status does not.
+    timeout), an HTTP error status, or a connection the server dropped in the middle of
+    its reply (the client's "connection error" wrapping httpx's ``RemoteProtocolError``)
+    does not.
     """
-    for error in exception_chain(exc):
+    chain = list(exception_chain(exc))
+    if any({c.__name__ for c in type(e).__mro__} & {"RemoteProtocolError", "ReadError"}
+           for e in chain):
+        return False  # it was reached, then dropped the connection
+    for error in chain:
         if isinstance(error, ConnectionError):  # incl. ConnectionRefusedError, ollama's
             return True
         names = {cls.__name__ for cls in type(error).__mro__}

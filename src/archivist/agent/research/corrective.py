@@ -22,7 +22,6 @@ within ``read_chars`` characters, so the answer is written from sections, not fr
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,10 +31,11 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import BaseTool
 
 from archivist.agent import prompts
-from archivist.agent.research.grading import Grader
+from archivist.agent.policy.evidence import keyword_query, restates
+from archivist.agent.research.grading import Gate
 from archivist.agent.research.state import ResearchState
 from archivist.agent.state import Evidence, for_sub_question, graded_as
-from archivist.agent.steps import answer_config, content_words, emit_step, message_text, timed
+from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import (
     READ_PARENT,
     SEARCH,
@@ -69,7 +69,7 @@ class Screened:
 
 
 def screen(
-    grader: Grader, question: str, items: list[Evidence], index: int, *,
+    grader: Gate, question: str, items: list[Evidence], index: int, *,
     graded: Collection[str], rejected: Collection[str], evidence: Iterable[Evidence],
 ) -> Screened:
     """Grade a round's new passages in one call; reuse earlier grades for repeats.
@@ -106,31 +106,11 @@ def screen(
     return out
 
 
-def restates(query: str, question: str, queries_run: list[str]) -> bool:
-    """Whether a proposed next hop only repeats a search or restates the question.
-
-    The 1.5B grader proposed "What were Amcor's net sales in fiscal 2023? (from the passage
-    about June 2023 quarter)" as the next hop of that very question: a query holding every
-    content word of the question finds nothing new and costs a grading call.
-    """
-    if query.lower() in {q.lower() for q in [*queries_run, prompts.HOP_EXAMPLE]}:
-        return True  # a repeat, or the grading prompt's own example (the 1.5B copied it)
-    asked = content_words(question)
-    return bool(asked) and asked <= content_words(query)
-
-
-def keyword_query(question: str) -> str:
-    """A fallback rewrite when the grader gives none: the question's content words."""
-    wanted = content_words(question)
-    words = [w for w in re.findall(r"[a-z0-9+#]+", question.lower()) if w in wanted]
-    return " ".join(dict.fromkeys(words))
-
-
 class Corrective:
     """The ``gather`` and ``write`` nodes of a research sub-agent."""
 
     def __init__(
-        self, llm: BaseChatModel, grader: Grader, search_tool: BaseTool,
+        self, llm: BaseChatModel, grader: Gate, search_tool: BaseTool,
         web: WebSearchProvider | None, web_results: int = 3, *,
         read_tool: BaseTool | None = None, read_chars: int = 0,
     ) -> None:
@@ -166,7 +146,7 @@ class Corrective:
             ToolCall(name=SEARCH, args={"query": query}, id=call_id, type="tool_call")
         )
         items = [for_sub_question(e, index) for e in message.artifact or []]
-        emit_step("search", query, results=len(items), sub_question=index)
+        emit_step(StepKind.SEARCH, query, results=len(items), sub_question=index)
         update["queries_run"].append(query)
         update["tool_calls"] += 1
         update["hits_seen"] += len(items)
@@ -184,10 +164,10 @@ class Corrective:
             results = self.web.search(query, k=self.web_results)
         except WebUnavailable as exc:
             log.warning("web search failed: %s", exc)
-            emit_step("web_unavailable", str(exc), sub_question=index)
+            emit_step(StepKind.WEB_UNAVAILABLE, str(exc), sub_question=index)
             return Screened()
         items = [web_evidence(r, index) for r in results]
-        emit_step("web_search", query, results=len(items), provider=self.web.name,
+        emit_step(StepKind.WEB_SEARCH, query, results=len(items), provider=self.web.name,
                   sub_question=index)
         screened = self._screen(state.sub_question, items, index, update)
         text = render_kept(query, screened.shown, screened.dropped)
@@ -209,21 +189,23 @@ class Corrective:
             if self._web(question, state, update).new:
                 update["web_only"] = True
                 return update
-            emit_step("route", "documents (nothing relevant from the web)", sub_question=index)
+            emit_step(StepKind.ROUTE, "documents (nothing relevant from the web)",
+                      sub_question=index)
         first = self._documents(question, state, update)
         if first.shown:
             hop = first.next_query
             if hop and not restates(hop, question, update["queries_run"]):
-                emit_step("next_hop", hop, original=question, sub_question=index)
+                emit_step(StepKind.NEXT_HOP, hop, original=question, sub_question=index)
                 self._documents(hop, state, update)
             return update
         rewrite = first.rewritten_query or keyword_query(question)
         if rewrite and rewrite.lower() not in {q.lower() for q in update["queries_run"]}:
-            emit_step("retry", rewrite, original=question, sub_question=index)
+            emit_step(StepKind.RETRY, rewrite, original=question, sub_question=index)
             if self._documents(rewrite, state, update).shown:
                 return update
         if self.web is not None and not update["web_tried"]:
-            emit_step("web_fallback", "nothing relevant in the documents", sub_question=index)
+            emit_step(StepKind.WEB_FALLBACK, "nothing relevant in the documents",
+                      sub_question=index)
             if self._web(rewrite or question, state, update).new:
                 update["web_only"] = True
         return update
@@ -257,7 +239,7 @@ class Corrective:
                 grade = hit.get("grade", "relevant")  # a section is worth what led to it
                 kept = graded_as(for_sub_question(item, state.index), grade)
                 parents.append(kept)
-                emit_step("read_parent", parent_id, pages=item["pages"],
+                emit_step(StepKind.READ_PARENT, parent_id, pages=item["pages"],
                           sub_question=state.index)
         return parents
 
@@ -275,7 +257,6 @@ class Corrective:
                     question=state.sub_question, passages=passages
                 )),
             ],
-            config=answer_config(state.stream_answer),
         )
         return {"messages": [reply], "evidence": parents,
                 "parents_read": [p["parent_id"] for p in parents]}

@@ -1,24 +1,27 @@
-"""Relevance grading (corrective RAG).
+"""Relevance grading (corrective RAG), by a model call or by code.
 
 :class:`Grader` grades every passage of one research round in ONE call on the fast model:
 the reply lists the ids of the relevant passages and, when there are none, a rewritten
-search query. Irrelevant passages are dropped before anything is shown to the answering
-model, so they never reach the answer or the Sources.
+search query. :class:`ScoreGate` (the small-model policy) decides by code instead, with no
+call: the search's rank order, the question's named subjects and words
+(``policy/evidence.py``). Either way irrelevant passages are dropped before anything is
+shown to the answering model, so they never reach the answer or the Sources.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
+from archivist.agent.policy import CAPABLE, Policy
+from archivist.agent.policy.evidence import grounded_query, on_subject, score_gate
 from archivist.agent.state import Evidence, RelevanceGrades, graded_as
-from archivist.agent.steps import content_words, emit_step, timed
-from archivist.agent.subject import on_subject
+from archivist.agent.steps import StepKind, emit_step, report_step, timed
 from archivist.agent.tools import evidence_block
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
@@ -37,19 +40,39 @@ class GradeOutcome:
     degraded: bool = False
 
 
-def _grounded(query: str, source: str, sub_question: int) -> str:
-    """``query`` when it shares a content word with ``source``, else "".
+class Gate(Protocol):
+    """What decides which passages of a round are evidence."""
 
-    A rewritten query must still be about the question, and a next hop must name what
-    the relevant passages name: the 1.5B model copied the prompt's example ("Tamsin Orwell
-    university") as the next query for a question about Netflix.
-    """
-    query = " ".join(query.split())[:300]
-    if query and not content_words(query) & content_words(source):
-        emit_step("query_dropped", query, reason="it names nothing the question or passages "
-                  "name", sub_question=sub_question)
-        return ""
-    return query
+    def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:
+        """Keep the relevant ``items``; with none relevant, maybe suggest another query."""
+        ...
+
+
+class ScoreGate:
+    """Relevance by code (no model call): see :func:`archivist.agent.policy.evidence.score_gate`."""
+
+    @timed("grading")
+    def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:
+        """Keep the best passages that name the question's subjects and words."""
+        kept, dropped = score_gate(question, items)
+        emit_step(StepKind.GATE, f"{len(kept)} of {len(items)} passages kept by search rank "
+                  "and the question's words", sub_question=sub_question, kept=len(kept),
+                  dropped=len(dropped))
+        return GradeOutcome(kept=[graded_as(item, "relevant") for item in kept],
+                            dropped=dropped)
+
+
+def _grounded(query: str, source: str, sub_question: int) -> str:
+    """:func:`grounded_query`, reporting a query dropped."""
+    kept = grounded_query(query, source)
+    if query.strip() and not kept:
+        emit_step(StepKind.QUERY_DROPPED, " ".join(query.split())[:300], reason="it names "
+                  "nothing the question or passages name", sub_question=sub_question)
+    return kept
+
+
+def _as_is(query: str, _source: str, _sub_question: int) -> str:
+    return " ".join(query.split())[:300]
 
 
 def _ids(values: list[Any], count: int) -> set[int]:
@@ -74,18 +97,19 @@ class Grader:
 
     def __init__(
         self, fast_llm: BaseChatModel, profile: ModelProfile = DEFAULT_PROFILE, *,
-        gate: bool = False,
+        gate: bool = False, policy: Policy = CAPABLE,
     ) -> None:
         self.runnable = structured_output(fast_llm, RelevanceGrades, profile)
-        self.gate = gate
+        self.gate = gate and policy.subject_filter
+        self.policy = policy
 
     @timed("grading")
     def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:
         """Keep the relevant ``items``; with none relevant, suggest a rewritten query.
 
         When the grader's output cannot be parsed even after a retry, every item is kept
-        and marked ``ungraded`` (the answer's confidence is then low). Passages that do
-        not name the question's subjects (``subject.on_subject``) are never kept.
+        and marked ``ungraded`` (the answer's confidence is then low). On a small model,
+        passages that do not name the question's subjects (``on_subject``) are never kept.
         """
         if not items:
             return GradeOutcome()
@@ -97,28 +121,30 @@ class Grader:
             HumanMessage(prompts.GRADE_USER.format(question=question, passages=passages)),
         ]
         grades = invoke_structured(self.runnable, messages, RelevanceGrades, "grade",
-                                   "passages kept ungraded", report=emit_step)
-        if grades is None and not on_subject(question, items):
-            emit_step("grade", f"grading failed; none of {len(items)} passages names the "
+                                   "passages kept ungraded", report=report_step)
+        checks = self.policy.subject_filter
+        if grades is None and checks and not on_subject(question, items):
+            emit_step(StepKind.GRADE, f"grading failed; none of {len(items)} passages names the "
                       "question's subjects", sub_question=sub_question, kept=0,
                       dropped=len(items))
             return GradeOutcome(dropped=list(items), degraded=True)
         if grades is None:
             kept = [graded_as(item, "ungraded") for item in items]
-            emit_step("grade", f"grading failed: {len(items)} passages kept ungraded",
+            emit_step(StepKind.GRADE, f"grading failed: {len(items)} passages kept ungraded",
                       sub_question=sub_question, kept=len(items), dropped=0)
             return GradeOutcome(kept=kept, degraded=True)
         relevant = _ids(list(grades.relevant), len(items))
         # judged on every passage found, not only the relevant ones: in a two-hop question
         # the bridge passage ("Two Dollar Radio ...") need not name the question's subject
         # ("Grace Krilanovich") when the first-hop passage beside it does
-        if relevant and not on_subject(question, items):
-            emit_step("off_subject", "none of the passages found names enough of the "
+        if checks and relevant and not on_subject(question, items):
+            emit_step(StepKind.OFF_SUBJECT, "none of the passages found names enough of the "
                       "question's subjects; all dropped", sub_question=sub_question)
             relevant = set()
+        ground = _grounded if self.policy.ground_queries else _as_is
         outcome = GradeOutcome(
-            rewritten_query=_grounded(grades.rewritten_query, question, sub_question),
-            next_query=_grounded(grades.next_query, " ".join(
+            rewritten_query=ground(grades.rewritten_query, question, sub_question),
+            next_query=ground(grades.next_query, " ".join(
                 items[n - 1].get("text", "") for n in relevant), sub_question)
             if relevant else "",
         )
@@ -136,6 +162,6 @@ class Grader:
         detail = f"{len(relevant)} of {len(items)} passages relevant"
         if context:
             detail += f", {len(context)} more on the subject kept as context"
-        emit_step("grade", detail,
+        emit_step(StepKind.GRADE, detail,
                   sub_question=sub_question, kept=len(outcome.kept), dropped=len(outcome.dropped))
         return outcome

@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.research.nodes import ResearchNodes
 from archivist.agent.research.state import ResearchInput, ResearchOutput, ResearchState
 from archivist.agent.strategy import StrategyChoice
@@ -28,10 +29,11 @@ def build_research_graph(
     llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
     fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
     strategy: StrategyChoice | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
+    policy: Policy = CAPABLE,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The research sub-agent as a subgraph (it shares the parent's checkpointer)."""
     nodes = ResearchNodes(llm, retriever, settings, fast_llm=fast_llm, web=web,
-                          strategy=strategy, fast_profile=fast_profile)
+                          strategy=strategy, fast_profile=fast_profile, policy=policy)
     graph = StateGraph(ResearchState, input_schema=ResearchInput, output_schema=ResearchOutput)
     graph.add_node("gather", nodes.corrective.gather)
     graph.add_node("write", nodes.corrective.write)

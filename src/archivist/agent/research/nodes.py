@@ -27,15 +27,16 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from archivist.agent import prompts
+from archivist.agent.policy import CAPABLE, Policy
+from archivist.agent.policy.answer import needs_second_look, years_not_covered
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
-from archivist.agent.research.grading import Grader
+from archivist.agent.research.grading import Gate, Grader, ScoreGate
 from archivist.agent.research.state import ResearchState
 from archivist.agent.research.toolround import ToolRound
 from archivist.agent.state import SubAnswer
-from archivist.agent.steps import answer_config, emit_step, message_text, timed
+from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
-from archivist.agent.subject import years_not_covered
 from archivist.agent.tools import (
     READ_PARENT,
     SEARCH,
@@ -61,15 +62,18 @@ class ResearchNodes:
         self, llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
         fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
         strategy: StrategyChoice | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
+        policy: Policy = CAPABLE,
     ) -> None:
         self.llm = llm
+        self.policy = policy
         self.fast_llm = fast_llm or llm
         self.strategy = strategy or choose_strategy(settings)
         self.tools = {t.name: t for t in make_tools(retriever, settings.tool_result_hits)}
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader = Grader(self.fast_llm, fast_profile, gate=not self.strategy.uses_tools)
+        self.grader: Gate = ScoreGate() if policy.score_gate else Grader(
+            self.fast_llm, fast_profile, gate=not self.strategy.uses_tools, policy=policy)
         self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
         self.corrective = Corrective(
             llm, self.grader, self.tools[SEARCH], web, settings.web_results,
@@ -79,16 +83,13 @@ class ResearchNodes:
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations
         self.compression_tokens = settings.compression_tokens
-        self.second_looks = settings.second_look
 
     # --- nodes -------------------------------------------------------------------------
     @timed("research")
     def agent(self, state: ResearchState) -> dict[str, Any]:
         """One reasoning step: call tools, or answer."""
         messages = [SystemMessage(prompts.RESEARCH_SYSTEM), *state.messages]
-        reply = self.llm_with_tools.invoke(
-            messages, config=answer_config(state.stream_answer)
-        )
+        reply = self.llm_with_tools.invoke(messages)
         return {"messages": [reply], "iterations": state.iterations + 1}
 
     @timed("research")
@@ -125,7 +126,7 @@ class ResearchNodes:
             parents=", ".join(quote_attr(p) for p in state.parents_read) or "(none)",
         )
         before = count_tokens_approximately(state.messages)
-        emit_step("compress", f"{before} tokens of working memory into notes",
+        emit_step(StepKind.COMPRESS, f"{before} tokens of working memory into notes",
                   sub_question=state.index)
         question = prompts.RESEARCH_USER.format(question=state.sub_question)
         return {
@@ -140,7 +141,7 @@ class ResearchNodes:
     @timed("research")
     def fallback(self, state: ResearchState) -> dict[str, Any]:
         """Budget exhausted: a best-effort answer from what was gathered, no tools."""
-        emit_step("budget", "research budget used up; answering from what was gathered",
+        emit_step(StepKind.BUDGET, "research budget used up; answering from what was gathered",
                   sub_question=state.index)
         closing: list[AnyMessage] = []
         last = state.messages[-1]
@@ -159,7 +160,7 @@ class ResearchNodes:
             *closing,
             HumanMessage(prompts.BUDGET_EXHAUSTED),
         ]
-        reply = self.llm.invoke(messages, config=answer_config(state.stream_answer))
+        reply = self.llm.invoke(messages)
         return {"messages": [*closing, reply], "budget_exhausted": True}
 
     @timed("research")
@@ -171,7 +172,7 @@ class ResearchNodes:
         to find the sentence or row that states it, it answers, or abstains again.
         """
         what = "abstained" if prompts.abstains(first) else "gave only a citation"
-        emit_step("second_look", f"the answer {what} although passages were graded "
+        emit_step(StepKind.SECOND_LOOK, f"the answer {what} although passages were graded "
                   "relevant: reading them again", sub_question=state.index)
         passages = "\n".join(evidence_block(e) for e in state.evidence)
         reply = self.llm.invoke([
@@ -182,21 +183,26 @@ class ResearchNodes:
         return message_text(reply.content).strip()
 
     def finish(self, state: ResearchState) -> dict[str, Any]:
-        """Package the sub-answer (an honest abstention when nothing relevant was kept)."""
+        """Package the sub-answer (an honest abstention when nothing relevant was kept).
+
+        On a small model (``policy/answer.py``): an answer that found nothing over passages
+        kept as relevant gets a second look, and one for a year no passage names is
+        replaced by an abstention that says which years they cover. Nothing has been shown
+        to the user yet, so nothing shown is ever taken back.
+        """
         question = state.sub_question
         found = bool(state.evidence)
         answer = ""
         if found:
             answer = message_text(state.messages[-1].content).strip()
-        if answer and self.second_looks and (
-            prompts.abstains(answer) or prompts.says_nothing(answer)
-        ) and any(e.get("grade") == "relevant" for e in state.evidence):
+        if self.policy.second_look and needs_second_look(answer, state.evidence):
             answer = self.second_look(state, answer) or answer
-        asked, covered = years_not_covered(question, state.evidence)
+        asked, covered = (years_not_covered(question, state.evidence) if self.policy.year_check
+                          else ([], []))
         if answer and asked and not prompts.abstains(answer):
             span = covered[0] if len(covered) == 1 else f"{covered[0]}-{covered[-1]}"
-            emit_step("years_not_covered", f"no passage names {', '.join(asked)}; they cover "
-                      f"{span}: the answer is not kept", sub_question=state.index)
+            emit_step(StepKind.YEARS_NOT_COVERED, f"no passage names {', '.join(asked)}; "
+                      f"they cover {span}: the answer is not kept", sub_question=state.index)
             answer = prompts.YEARS_NOT_COVERED.format(asked=" and ".join(asked), covered=span,
                                                       question=question)
         if not answer and (state.hits_seen or state.web_tried):

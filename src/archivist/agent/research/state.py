@@ -21,8 +21,8 @@ class ResearchInput:
 
     sub_question: str
     index: int = 0
-    stream_answer: bool = False
     route: str = ""  # "web" starts with web search; anything else, the documents
+    depth: str = ""  # "single" or "multi" (see policy/depth.py)
 
 
 @dataclass(kw_only=True)
@@ -39,8 +39,8 @@ class ResearchState:
 
     sub_question: str = ""
     index: int = 0
-    stream_answer: bool = False
     route: str = ""
+    depth: str = ""
     messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
     notes: str = ""
     queries_run: Annotated[list[str], extend_or_reset] = field(default_factory=list)

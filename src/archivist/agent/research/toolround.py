@@ -15,9 +15,9 @@ from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 
 from archivist.agent.research.corrective import screen
-from archivist.agent.research.grading import Grader
+from archivist.agent.research.grading import Gate
 from archivist.agent.research.state import ResearchState
-from archivist.agent.steps import emit_step, message_text
+from archivist.agent.steps import StepKind, emit_step, message_text
 from archivist.agent.tools import READ_PARENT, SEARCH, call_problem, render_kept, tool_args_text
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ def _key(name: str, arg: str) -> str:
 class ToolRound:
     """Runs the research tools for the model, within the tool-call budget."""
 
-    def __init__(self, tools: dict[str, BaseTool], grader: Grader, max_tool_calls: int) -> None:
+    def __init__(self, tools: dict[str, BaseTool], grader: Gate, max_tool_calls: int) -> None:
         self.tools = tools
         self.grader = grader
         self.max_tool_calls = max_tool_calls
@@ -57,7 +57,7 @@ class ToolRound:
             name = str(bad.get("name") or "unknown")
             text = (f"invalid tool call: the arguments of {name} are not valid JSON; "
                     "call it again with a JSON object")
-            emit_step("invalid_tool_call", text, sub_question=index)
+            emit_step(StepKind.INVALID_TOOL_CALL, text, sub_question=index)
             results.append((bad.get("id") or f"call-{used}", name, "", text, None))
         hits = 0
         for call in calls:
@@ -71,19 +71,19 @@ class ToolRound:
                 text = "Not run: the tool-call budget is used up. Answer now."
             elif problem:
                 text = problem
-                emit_step("invalid_tool_call", problem, sub_question=index)
+                emit_step(StepKind.INVALID_TOOL_CALL, problem, sub_question=index)
             elif _key(name, arg) in done:
                 text = (
                     f"Already done: {name}({arg!r}). Its results are above or in your notes; "
                     "use a different query, or answer."
                 )
-                emit_step("repeat_skipped", f"{name}: {arg}", sub_question=index)
+                emit_step(StepKind.REPEAT_SKIPPED, f"{name}: {arg}", sub_question=index)
             else:
                 done.add(_key(name, arg))
                 text, artifact = self._invoke(name, call, arg)
                 for item in artifact:
                     item["sub_question"] = index
-                kind = "search" if name == SEARCH else "read_parent"
+                kind = StepKind.SEARCH if name == SEARCH else StepKind.READ_PARENT
                 emit_step(kind, arg, results=len(artifact), sub_question=index)
                 if name == SEARCH:
                     update["queries_run"].append(arg)

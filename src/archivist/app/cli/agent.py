@@ -60,8 +60,6 @@ def turn_json(stream: Iterable[Event]) -> dict[str, Any]:
         data = event.data
         if event.type == "token":
             tokens.append(data["text"])
-        elif event.type == "replace":
-            tokens = [data["text"]]
         elif event.type == "step":
             out["steps"].append(data)
         elif event.type == "clarification":
@@ -91,13 +89,6 @@ def render(stream: Iterable[Event], verbose: bool = False) -> tuple[str, str]:
         elif event.type == "token":
             console.print(Text(data["text"]), end="")
             at_line_start = data["text"].endswith("\n")
-        elif event.type == "replace":
-            if not at_line_start:
-                console.print()
-            console.print(Text("Revised answer (the text above was not kept):",
-                               style="bold yellow"))
-            console.print(Text(data["text"]))
-            at_line_start = True
         elif event.type == "clarification":
             console.print(Text(f"? {data['question']}", style="bold yellow"))
         elif event.type == "error":

@@ -186,8 +186,6 @@ class ChatTurn:
             self.steps.append(dict(data))
         elif event.type == "token":
             self.answer += str(data["text"])
-        elif event.type == "replace":
-            self.answer = str(data["text"])
         elif event.type == "clarification":
             self.clarification = str(data["question"])
         elif event.type == "sources":

@@ -151,7 +151,7 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
             try:
                 for event in events:
                     turn.apply(event)
-                    if event.type not in ("token", "replace", "step", "clarification",
+                    if event.type not in ("token", "step", "clarification",
                                           "sources", "done", "error"):
                         continue
                     update = gr.update()

@@ -39,8 +39,8 @@ ThreadId = Annotated[str, Path(pattern=THREAD_PATTERN, description="A conversati
 
 SSE_DESCRIPTION = (
     "Server-sent events, one per agent event: `step` (rewrite, sub_questions, search, "
-    "read_parent, ...), `clarification`, `token`, `replace` (the whole answer, when the "
-    "streamed one was revised), `sources` (with `confidence`), `stats`, "
+    "read_parent, ...), `clarification`, `token` (the answer, streamed once every "
+    "check has run), `sources` (with `confidence`), `stats`, "
     "`error`, and always a final `done` with `thread_id`, `answer` and `status`. Each "
     "`data:` line is the event's JSON."
 )

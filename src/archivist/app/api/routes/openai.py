@@ -271,8 +271,6 @@ def _piece(event: Event, stats: dict[str, Any]) -> tuple[str, str] | None:
         return "reasoning_content", f"{data.get('kind')}: {data.get('detail', '')}\n"
     if event.type == "token":
         return "content", str(data["text"])
-    if event.type == "replace":  # streamed content cannot be taken back: say it was revised
-        return "content", f"\n\nRevised answer (the text above was not kept):\n{data['text']}"
     if event.type == "clarification":
         return "content", str(data["question"])
     if event.type == "error":

@@ -1,4 +1,7 @@
-"""Checks by code on what a question is about, for models too small to be trusted with them.
+"""Question checks: what a question is made of, and a review of a small model's analysis.
+
+Pure functions on text. :func:`review` applies them to the analysis call's output when the
+policy says so (small models); a capable model's analysis is used as it is.
 
 * :func:`looks_compound`: whether a question can be asking for separate things at all
   (two question marks, or a joining word). A one-part question is never split, whatever
@@ -17,19 +20,16 @@
 * :func:`keeps_the_question`: whether a rewrite of a question still asks it.
 * :func:`elliptical`: whether a follow-up leans on the question before it ("And in 2016?");
   left unrewritten by the model, it is searched with that question beside it.
-* :func:`on_subject`: whether passages mention those things. A grader may keep a footnote
-  about the Australian Capital Territory for "What is the capital of Mongolia?"; passages
-  that name none of the question's subjects are not evidence for it.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
-from archivist.agent.state import Evidence
-from archivist.agent.steps import content_words
+from archivist.agent.state import QuestionAnalysis
+from archivist.agent.steps import StepKind, content_words
 
 _JOINERS = re.compile(
     r"\b(and|as well as|also|plus|versus|vs\.?|compared? (to|with)|respectively)\b|;",
@@ -94,7 +94,8 @@ def may_be_ambiguous(question: str) -> bool:
     return refers and not subject_terms(question)
 
 
-def _kept(word: str, words: set[str]) -> bool:
+def word_kept(word: str, words: set[str]) -> bool:
+    """Whether ``word`` is in ``words``, a shared five-letter stem counting (numbers exactly)."""
     if word.isdigit():
         return word in words
     stem = word[:5]
@@ -115,7 +116,7 @@ def keeps_the_question(question: str, rewrite: str) -> bool:
     written = content_words(rewrite)
     if any(w.isdigit() and w not in written for w in asked):
         return False
-    kept = sum(1 for word in asked if _kept(word, written))
+    kept = sum(1 for word in asked if word_kept(word, written))
     return kept * 3 >= len(asked) * 2
 
 
@@ -213,47 +214,118 @@ def keep_subjects(question: str, sub_question: str) -> str:
     return f"{sub_question.rstrip()} ({', '.join(names)})"
 
 
-def _mentioned(evidence: Iterable[Evidence]) -> set[str]:
-    words: set[str] = set()
-    for item in evidence:
-        words.update(_TOKENS.findall(item.get("text", "").lower()))
-        words.update(_TOKENS.findall(item["document_name"].lower()))
-    return words
 
 
-def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
-    """Whether the passages (text or document name) name half the subjects, at most two.
+# --- the analysis call's output, reviewed ------------------------------------------------
+Step = tuple[StepKind, str, dict[str, Any]]
 
-    A question without named subjects ("How can I save my workspace?") passes. "Which
-    singer is American, Mark King or Nick Hexum?" names five; a passage on Nick Hexum
-    names two and is on the subject.
+
+@dataclass(frozen=True, kw_only=True)
+class Asked:
+    """A question and what surrounds it in the conversation."""
+
+    question: str
+    fresh: bool = True  # nothing earlier in the conversation (no turns, no summary)
+    rounds: int = 0  # clarification rounds so far
+    may_ask: bool = True  # whether one more ask-back is allowed
+    history: bool = False  # earlier turns are kept verbatim
+    previous: str = ""  # the user's latest finished question
+    web_enabled: bool = False
+    max_sub_questions: int = 3
+
+
+@dataclass(kw_only=True)
+class Plan:
+    """What a question becomes: a route and its sub-questions, or a question to ask back."""
+
+    route: str = "documents"  # "documents", "web" or "direct"
+    direct_reply: str = ""
+    clarification: str = ""
+    sub_questions: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+    def note(self, kind: StepKind, detail: str, **extra: Any) -> None:
+        """Record a step to show."""
+        self.steps.append((kind, detail, extra))
+
+
+def clean_questions(questions: list[str], limit: int) -> list[str]:
+    """Questions with whitespace normalised, empty and repeated ones dropped, at most ``limit``."""
+    out: list[str] = []
+    for question in questions:
+        text = " ".join(str(question).split())
+        if text and text.lower() not in {q.lower() for q in out}:
+            out.append(text)
+    return out[:limit]
+
+
+def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
+    """The plan from an analysis call's output; with ``checks``, corrected by code.
+
+    Without ``checks`` (a capable model) the analysis is used as it is, but for a web
+    route while web search is off. With them, each correction is a step and answers a
+    failure of a real small model: a real question routed to ``direct``, a clear question
+    asked back, a dangling "it" searched, a one-part question split in three, a split
+    that drops the subject, a rewrite that loses the question, a follow-up left as is.
     """
-    terms = subject_terms(question)
-    if not terms:
-        return True
-    found = terms & _mentioned(evidence)
-    return len(found) >= min(math.ceil(len(terms) / 2), 2)
+    question = asked.question
+    plan = Plan()
+    route = parsed.route
+    if route == "direct" and checks and not is_small_talk(question):
+        plan.note(StepKind.ROUTE, "documents",
+                  reason="not small talk: searched, not answered directly")
+        route = "documents"
+    elif route == "direct":
+        plan.note(StepKind.ROUTE, "direct", reason="greeting or small talk: no retrieval")
+        plan.route, plan.direct_reply = "direct", parsed.direct_reply.strip()
+        return plan
+    elif route == "web" and not asked.web_enabled:
+        plan.note(StepKind.ROUTE, "documents", reason="web search is off")
+        route = "documents"
+    else:
+        plan.note(StepKind.ROUTE, route)
+    plan.route = route
+    dangling = checks and asked.fresh and dangling_reference(question)
+    if checks and not parsed.is_clear and asked.may_ask and not may_be_ambiguous(question):
+        plan.note(StepKind.CLEAR, "nothing in the question to resolve: not asked back")
+    elif (not parsed.is_clear or dangling) and asked.may_ask:
+        # a reference with nothing before it to point to is asked back whatever the
+        # model said (the 1.5B model searched for "How much did it grow?")
+        ask = parsed.clarification_question.strip() if not parsed.is_clear else ""
+        plan.clarification = ask or clarifying_question(question)
+        return plan
+    subs = clean_questions(parsed.sub_questions, asked.max_sub_questions) or [question]
+    if checks:
+        subs = _corrected(asked, subs, plan)
+    plan.sub_questions = subs
+    if subs != [question]:
+        plan.note(StepKind.REWRITE, " | ".join(subs), original=question)
+    if len(subs) > 1:
+        plan.note(StepKind.SUB_QUESTIONS, f"{len(subs)} sub-questions", items=subs)
+    return plan
 
 
-def fully_on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
-    """Whether every named subject of the question appears in the passages."""
-    return subject_terms(question) <= _mentioned(evidence)
-
-
-_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
-
-
-def years_not_covered(question: str, evidence: Iterable[Evidence]) -> tuple[list[str], list[str]]:
-    """The years the question asks about that no passage names, and the years they name.
-
-    Only when the passages name years, and none of the asked ones: "What were Netflix's
-    revenues in 2019?" over a 2017 10-K's tables of 2015-2017 (the 1.5B answered
-    "$12,000,000"). Empty lists when the question names no year or a passage has one.
-    """
-    asked = set(_YEAR.findall(question))
-    named: set[str] = set()
-    for item in evidence:
-        named.update(_YEAR.findall(item.get("text", "")))
-    if not asked or not named or asked & named:
-        return [], []
-    return sorted(asked), sorted(named)
+def _corrected(asked: Asked, subs: list[str], plan: Plan) -> list[str]:
+    question, rounds = asked.question, asked.rounds
+    if len(subs) > 1 and not looks_compound(question):
+        # a one-part question is never split (small models split "How do I read a CSV
+        # file into R?" in three); with history the first rewrite keeps the references
+        plan.note(StepKind.NO_SPLIT, f"one-part question: {len(subs)} sub-questions dropped")
+        subs = subs[:1] if asked.history else [question]
+    parts = clause_parts(question) if not rounds else [question]
+    if len(subs) > 1 and len(parts) > 1 and len(subs) != len(parts):
+        # parts that each ask on their own are split by code: the 1.5B model split
+        # "..., and how do I read a CSV file into R?" into "What is a CSV file?" and more
+        plan.note(StepKind.SPLIT_BY_PARTS, f"{len(subs)} sub-questions replaced by {len(parts)}")
+        subs = parts[: asked.max_sub_questions]
+    if len(subs) > 1:  # each part names what the question is about ("What did it cost?")
+        subs = [keep_subjects(question, sub) for sub in subs]
+    if len(subs) == 1 and not rounds and not keeps_the_question(question, subs[0]):
+        # the 1.5B model rewrote "How many paid domestic streaming memberships did
+        # Netflix have at the end of 2017?" into "What is Netflix?"
+        plan.note(StepKind.REWRITE_DROPPED, subs[0], reason="it lost what the question asks")
+        subs = [question]
+    if subs == [question] and not asked.fresh and not rounds and elliptical(question):
+        # the 1.5B model left "And in 2016?" as it was after a question on 2017
+        subs = [f"{question} (follow-up to: {asked.previous})"]
+    return subs

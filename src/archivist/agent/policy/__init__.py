@@ -1,0 +1,67 @@
+"""The agent's policy: which checks by code apply, chosen by the model's profile.
+
+The checks are pure functions grouped by stage:
+
+* ``question.py``: what a question is made of (parts, references, small talk), and a
+  review of a small model's question analysis (no split of a one-part question, no
+  rewrite that loses the question, ...);
+* ``depth.py``: how deep a question goes (a direct reply, one step, several steps), and
+  whether it needs an analysis call at all;
+* ``evidence.py``: which passages count as evidence (named subjects, the search-score
+  gate that replaces relevance grading on small models, queries worth running);
+* ``answer.py``: what is checked before an answer is shown (a second look at an
+  abstention, years no passage names).
+
+:class:`Policy` says which of them apply. A ``small`` profile (the ``local`` provider,
+Ollama tags under 7B) gets them all; a ``capable`` one (cloud models, Ollama >= 7B) gets
+none of the small-model checks: its analysis and grades are used as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+
+
+@dataclass(frozen=True, kw_only=True)
+class Policy:
+    """Which checks by code the agent applies."""
+
+    #: ``small`` or ``capable``, as the steps report it
+    name: str = "capable"
+    #: decide the depth of a fresh, one-part question in code, with no analysis call
+    plan_in_code: bool = False
+    #: review the analysis call's output (splits, rewrites, routes, ask-backs)
+    review_analysis: bool = False
+    #: gate passages by search score and named subjects instead of a grading call
+    score_gate: bool = False
+    #: drop graded passages that name none of the question's subjects
+    subject_filter: bool = False
+    #: keep only rewritten and next-hop queries that name something already named
+    ground_queries: bool = False
+    #: read the passages again when the answer abstains over relevant ones
+    second_look: bool = False
+    #: refuse an answer for a year no passage names
+    year_check: bool = False
+    #: high confidence needs every named subject of the question in the evidence
+    subject_confidence: bool = False
+
+
+#: Every small-model check.
+SMALL = Policy(
+    name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
+    ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
+)
+#: No small-model check: a capable model's analysis, grades and answers are used as is.
+CAPABLE = Policy()
+
+
+def policy_for(profile: ModelProfile = DEFAULT_PROFILE, *, second_look: bool = True) -> Policy:
+    """The policy for a model with ``profile`` (``second_look``: the setting, on or off)."""
+    if not profile.small:
+        return CAPABLE
+    return SMALL if second_look else replace(SMALL, second_look=False)
+
+
+__all__ = ["CAPABLE", "SMALL", "Policy", "policy_for"]

@@ -1,0 +1,41 @@
+"""Answer checks, run before an answer is shown: a second look, years no passage names.
+
+* :func:`needs_second_look`: an answer that abstains, or is nothing but a citation, over
+  passages kept as relevant is read again once (the 1.5B model abstained with the answer
+  in its second passage).
+* :func:`years_not_covered`: an answer for a year no passage names is not kept (the 1.5B
+  model answered "$12,000,000" for 2019 over a 2017 10-K).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from archivist.agent.prompts import abstains, says_nothing
+from archivist.agent.state import Evidence
+
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+
+
+def needs_second_look(answer: str, evidence: Iterable[Evidence]) -> bool:
+    """Whether ``answer`` found nothing although some passage was kept as relevant."""
+    if not answer or not (abstains(answer) or says_nothing(answer)):
+        return False
+    return any(e.get("grade") == "relevant" for e in evidence)
+
+
+def years_not_covered(question: str, evidence: Iterable[Evidence]) -> tuple[list[str], list[str]]:
+    """The years the question asks about that no passage names, and the years they name.
+
+    Only when the passages name years, and none of the asked ones: "What were Netflix's
+    revenues in 2019?" over a 2017 10-K's tables of 2015-2017 (the 1.5B answered
+    "$12,000,000"). Empty lists when the question names no year or a passage has one.
+    """
+    asked = set(_YEAR.findall(question))
+    named: set[str] = set()
+    for item in evidence:
+        named.update(_YEAR.findall(item.get("text", "")))
+    if not asked or not named or asked & named:
+        return [], []
+    return sorted(asked), sorted(named)

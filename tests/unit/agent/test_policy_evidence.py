@@ -1,0 +1,84 @@
+"""The evidence and answer stages of the policy: subjects, the score gate, queries, years,
+the second look (each case is what a real small model did)."""
+
+from __future__ import annotations
+
+from archivist.agent.policy.answer import needs_second_look, years_not_covered
+from archivist.agent.policy.evidence import (
+    coverage,
+    grounded_query,
+    keyword_query,
+    on_subject,
+    restates,
+    score_gate,
+)
+from archivist.agent.prompts import says_nothing
+from archivist.agent.state import Evidence
+
+
+def _evidence(text: str, document: str = "atlas.md", parent: str = "p1",
+              grade: str = "relevant", headings: list[str] | None = None) -> Evidence:
+    return Evidence(kind="hit", parent_id=parent, document_id="d1", document_name=document,
+                    pages="", page_start=None, page_end=None, sub_question=0, text=text,
+                    grade=grade, heading_path=headings or [])
+
+
+def test_passages_must_name_the_questions_subjects() -> None:
+    footnote = _evidence("the Australian Capital Territory is one of eight territories")
+    assert not on_subject("What is the capital of Mongolia?", [footnote])
+    # a document's name counts: a table chunk of a 10-K need not repeat the company name
+    table = _evidence("Paid memberships at end of period 52,810", "NETFLIX_2017_10K.pdf")
+    assert on_subject("How many paid memberships did Netflix have?", [table])
+    assert on_subject("How can I save my workspace?", [footnote])  # no named subject
+    # five named subjects: a passage naming two of them is on the subject (HotpotQA)
+    hexum = _evidence("Nick Hexum is the lead vocalist of the rock band 311.")
+    assert on_subject("Which singer is American, Mark King or Nick Hexum?", [hexum])
+    assert not on_subject("Which singer is American, Mark King or Nick Hexum?", [footnote])
+
+
+def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
+    question = "How does Archivist stay consistent if it is killed during an ingest?"
+    answer = _evidence("A document is pending until its vectors are written; on start, "
+                       "Archivist repairs pending documents.", "03-how-it-works.md",
+                       headings=["How it works", "Staying consistent"])
+    other = _evidence("Espresso is brewed at nine bars of pressure.", "espresso.md")
+    kept, dropped = score_gate(question, [other, answer])
+    assert kept == [answer] and dropped == [other]
+    assert coverage(question, "archivist stays consistent when killed during ingest") == 6 / 7
+    assert coverage(question, "archivist ingest") == 2 / 7
+    # at most `keep` passages, the best ranked first
+    many = [_evidence(f"Archivist stays consistent during ingest {n}") for n in range(6)]
+    assert score_gate(question, many, keep=2)[0] == many[:2]
+
+
+def test_queries_worth_running() -> None:
+    # the 1.5B copied the grading prompt's example as the next hop of a Netflix question
+    assert grounded_query("Tamsin Orwell university", "Netflix paid memberships 2017") == ""
+    assert grounded_query("Netflix  memberships 2016", "Netflix paid memberships") == (
+        "Netflix memberships 2016")
+    question = "What were Amcor's net sales in fiscal 2023?"
+    assert restates("What were Amcor's net sales in fiscal 2023? (June quarter)", question, [])
+    assert restates("amcor sales", question, ["Amcor sales"])
+    assert not restates("Amcor annual report 2022", question, [])
+    assert keyword_query("How do I install PostgreSQL on Debian?") == "install postgresql debian"
+
+
+def test_years_no_passage_names() -> None:
+    table = _evidence("Revenues [2017: $11,692,713; 2016: $8,830,669; 2015: $6,779,511]")
+    assert years_not_covered("What were the revenues in 2019?", [table]) == (
+        ["2019"], ["2015", "2016", "2017"])
+    assert years_not_covered("What were the revenues in 2017?", [table]) == ([], [])
+    assert years_not_covered("What were the revenues?", [table]) == ([], [])
+    assert years_not_covered("Revenues in 2019?", [_evidence("no year here")]) == ([], [])
+
+
+def test_a_second_look_only_when_the_answer_found_nothing_over_relevant_passages() -> None:
+    relevant = [_evidence("Net sales of $14,694 million")]
+    assert says_nothing("[NETFLIX_2017_10K.pdf, p. 23]") and says_nothing(" [a.md]. [b.md]")
+    assert not says_nothing("57,834 thousand [NETFLIX_2017_10K.pdf, p. 23]")
+    assert needs_second_look("The documents do not contain the net sales.", relevant)
+    assert needs_second_look("[report.pdf, p. 4]", relevant)
+    assert not needs_second_look("Net sales were $14,694 million [report.pdf].", relevant)
+    context = [_evidence("Net sales of $14,694 million", grade="context")]
+    assert not needs_second_look("The documents do not contain the net sales.", context)
+    assert not needs_second_look("", relevant)

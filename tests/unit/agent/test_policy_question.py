@@ -1,0 +1,120 @@
+"""The question stage of the policy: pure checks on a question's text, and the review of
+a small model's analysis (each case is what a real 1.5B or 0.5B model did)."""
+
+from __future__ import annotations
+
+from archivist.agent.policy.question import (
+    Asked,
+    clause_parts,
+    dangling_reference,
+    elliptical,
+    is_small_talk,
+    keep_subjects,
+    keeps_the_question,
+    looks_compound,
+    may_be_ambiguous,
+    review,
+    subject_terms,
+)
+from archivist.agent.state import QuestionAnalysis
+
+
+def _kinds(plan) -> list[str]:
+    return [kind for kind, _detail, _extra in plan.steps]
+
+
+def test_subjects_and_compound_questions() -> None:
+    assert subject_terms("What is the capital of Mongolia?") == {"mongolia"}
+    assert subject_terms("How do I read a CSV file into R?") == {"csv", "r"}
+    assert subject_terms("How can I save my workspace?") == set()
+    assert not looks_compound("How do I read a CSV file into R?")
+    assert looks_compound("What were the revenues and the net income in 2017?")
+    assert looks_compound("What is JavaScript? What is Python?")
+    assert may_be_ambiguous("Tell me about that thing") and may_be_ambiguous("Update it?")
+    assert not may_be_ambiguous("How many paid memberships did Netflix have in 2017?")
+    assert not may_be_ambiguous("What were Netflix's revenues and its net income?")
+
+
+def test_small_talk() -> None:
+    for small_talk in ("Hello!", "How are you today, my friend?", "Who are you?",
+                       "Thanks, that was helpful"):
+        assert is_small_talk(small_talk), small_talk
+    assert not is_small_talk("How hot should the water be for green tea?")
+
+
+def test_rewrite_and_dangling_reference_checks() -> None:
+    assert keeps_the_question("Update postgres?", "How do I update PostgreSQL?")
+    assert not keeps_the_question(
+        "How many paid domestic streaming memberships did Netflix have at the end of 2017?",
+        "What is Netflix?")
+    assert not keeps_the_question("And in 2016?", "How many memberships did Netflix have in 2017?")
+    assert keeps_the_question("And in 2016?", "How many memberships did Netflix have in 2016?")
+    assert dangling_reference("How much did it grow in 2017?")
+    assert dangling_reference("Where is that thing?")
+    assert not dangling_reference("Is it possible to search scanned documents?")
+    assert not dangling_reference("How many paid memberships were there at the end of 2017?")
+    assert not dangling_reference("How does Archivist recover if it is killed?")
+
+
+def test_clause_parts_follow_ups_and_subjects() -> None:
+    assert clause_parts("What is JavaScript? What is Python?") == [
+        "What is JavaScript?", "What is Python?"]
+    assert clause_parts("How many members in 2017, and how do I read a CSV file into R?") == [
+        "How many members in 2017?", "How do I read a CSV file into R?"]
+    assert clause_parts("What were the revenues and the net income?") == [
+        "What were the revenues and the net income?"]
+    assert elliptical("And in 2016?") and elliptical("What about R?")
+    assert not elliptical("How many paid memberships did Netflix have in 2017?")
+    assert keep_subjects("How many shares did Amcor repurchase, and at what total cost?",
+                         "What was the total cost?") == "What was the total cost? (Amcor)"
+
+
+def test_a_small_models_analysis_is_corrected_and_a_capable_ones_is_not() -> None:
+    question = "How do I read a CSV file into R?"
+    split = QuestionAnalysis(sub_questions=["What is a CSV file?", "What is R?", "How to read?"])
+    small = review(Asked(question=question), split, checks=True)
+    assert small.sub_questions == [question] and "no_split" in _kinds(small)
+    capable = review(Asked(question=question), split, checks=False)
+    assert capable.sub_questions == split.sub_questions and "no_split" not in _kinds(capable)
+
+
+def test_a_real_question_routed_direct_is_searched_on_a_small_model() -> None:
+    tea = "How hot should the water be for green tea?"
+    direct = QuestionAnalysis(route="direct", direct_reply="About 100°F.")
+    small = review(Asked(question=tea), direct, checks=True)
+    assert small.route == "documents" and small.sub_questions == [tea]
+    assert [s[1] for s in small.steps if s[0] == "route"] == ["documents"]
+    assert review(Asked(question=tea), direct, checks=False).route == "direct"
+    hello = review(Asked(question="Hi there!"), direct, checks=True)
+    assert hello.route == "direct" and hello.direct_reply == "About 100°F."
+
+
+def test_clarification_by_code() -> None:
+    unclear = QuestionAnalysis(is_clear=False, clarification_question="What is PostgreSQL?")
+    named = review(Asked(question="How do I install PostgreSQL?"), unclear, checks=True)
+    assert not named.clarification and "clear" in _kinds(named)
+    vague = review(Asked(question="How do I install it?"), unclear, checks=True)
+    assert vague.clarification == "What is PostgreSQL?"
+    dangling = review(Asked(question="How much did it grow?"), QuestionAnalysis(), checks=True)
+    assert '"it"' in dangling.clarification
+    # not asked back once the user has been asked enough
+    assert not review(Asked(question="How much did it grow?", may_ask=False),
+                      QuestionAnalysis(), checks=True).clarification
+
+
+def test_rewrites_losing_the_question_and_follow_ups() -> None:
+    question = "How do I update a PostgreSQL cluster to a new major version?"
+    lost = review(Asked(question=question),
+                  QuestionAnalysis(sub_questions=["What is PostgreSQL?"]), checks=True)
+    assert lost.sub_questions == [question] and "rewrite_dropped" in _kinds(lost)
+    follow = review(Asked(question="And in 2016?", fresh=False, history=True,
+                          previous="How many members in 2017?"),
+                    QuestionAnalysis(sub_questions=["And in 2016?"]), checks=True)
+    assert follow.sub_questions == ["And in 2016? (follow-up to: How many members in 2017?)"]
+
+
+def test_a_web_route_is_kept_only_with_web_search_on() -> None:
+    web = QuestionAnalysis(route="web", sub_questions=["Who won today?"])
+    assert review(Asked(question="Who won today?"), web, checks=False).route == "documents"
+    on = review(Asked(question="Who won today?", web_enabled=True), web, checks=False)
+    assert on.route == "web"
