@@ -109,14 +109,16 @@ def test_a_collection_rebuilt_by_another_worker_is_seen_at_once(postgres_url: st
         child = Child(child_id="c0", parent_id="p0", document_id="d0", position=0,
                       text="glacier valley", heading_path=[], page_start=None, page_end=None)
         one.ensure("shared", DIM)
-        assert one.count("shared") == 0
+        assert one.query("shared", "dense", 5, [1.0] * DIM, None) == []  # tables now known
         other.drop("shared")  # e.g. `archivist reindex` run against another worker
         other.ensure("shared", DIM)
         other.upsert("shared", [child], [[1.0] * DIM], [BM25Encoder().encode_document(
             child.text)], "d0.md")
-        assert one.count("shared") == 1
+        assert one.count("shared") == 1 and one.exists("shared")
         assert [h.payload["child_id"] for h in one.query("shared", "hybrid", 5, [1.0] * DIM,
                 BM25Encoder().encode_query("glacier"))] == ["c0"]
+        other.drop("shared")
+        assert one.query("shared", "hybrid", 5, [1.0] * DIM, None) == []
     finally:
         one.close()
         other.close()

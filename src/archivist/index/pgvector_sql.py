@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import psycopg
 from psycopg import sql
 
 from archivist.index.edge_config import GRAPH_EF_CONSTRUCT, GRAPH_M
@@ -71,37 +70,35 @@ def _documents(document_ids: list[str] | None) -> tuple[sql.Composable, tuple[An
     return sql.SQL(" AND c.document_id = ANY(%s::text[])"), (list(document_ids),)
 
 
+Statement = tuple[sql.Composed, tuple[Any, ...]]
+"""A query and its parameters."""
+
+
 def dense_search(
-    conn: psycopg.Connection[Any],
-    table: sql.Identifier,
-    vector: Sequence[float],
-    limit: int,
-    document_ids: list[str] | None,
-) -> list[VectorHit]:
-    """Nearest children by cosine (the graph, or exact within documents)."""
+    table: sql.Identifier, vector: Sequence[float], limit: int, document_ids: list[str] | None
+) -> Statement:
+    """Nearest children by cosine (the graph, or exact within documents): payload, score."""
     where, args = _documents(document_ids)
     query = np.asarray(vector, dtype=np.float32)
-    rows = conn.execute(
+    return (
         sql.SQL(
             "SELECT c.payload, 1 - (c.embedding <=> %s) FROM {} c WHERE c.{}{} "
             "ORDER BY c.embedding <=> %s LIMIT %s"
         ).format(table, SEARCHABLE, where),
         (query, *args, query, limit),
-    ).fetchall()
-    return [VectorHit(dict(row[0]), float(row[1])) for row in rows]
+    )
 
 
 def bm25_search(
-    conn: psycopg.Connection[Any],
     names: tuple[sql.Identifier, sql.Identifier],
     vector: SparseVector,
     limit: int,
     document_ids: list[str] | None,
-) -> list[VectorHit]:
+) -> Statement:
     """BM25: the stored term weights times the query's, each term weighted by its IDF."""
     table, terms = names
     where, args = _documents(document_ids)
-    rows = conn.execute(
+    return (
         sql.SQL(
             "WITH q AS (SELECT * FROM unnest(%s::integer[], %s::real[]) AS q(term, weight)), "
             "n AS (SELECT count(*)::float8 AS n FROM {table}), "
@@ -117,5 +114,9 @@ def bm25_search(
             "ORDER BY top.score DESC, top.point_id"
         ).format(table=table, terms=terms, searchable=SEARCHABLE, where=where),
         (list(vector.indices), list(vector.values), *args, limit),
-    ).fetchall()
+    )
+
+
+def hits(rows: Sequence[tuple[Any, ...]]) -> list[VectorHit]:
+    """``(payload, score)`` rows as hits."""
     return [VectorHit(dict(row[0]), float(row[1])) for row in rows]

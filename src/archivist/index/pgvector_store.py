@@ -10,6 +10,7 @@ candidate list.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -21,7 +22,14 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from archivist.index.pgvector_sql import REGISTRY, bm25_search, dense_search, schema, tables
+from archivist.index.pgvector_sql import (
+    REGISTRY,
+    bm25_search,
+    dense_search,
+    hits,
+    schema,
+    tables,
+)
 from archivist.index.sparse import SparseVector
 from archivist.index.vectors import (
     SEARCH_EF,
@@ -59,6 +67,8 @@ class PgVectorStore:
 
     def __init__(self, url: str, *, max_connections: int = 8) -> None:
         self.opening_notes: list[str] = []
+        self._known_tables: dict[str, tuple[sql.Identifier, sql.Identifier]] = {}
+        self._guard = threading.Lock()
         try:
             with psycopg.connect(driver_url(url), autocommit=True) as conn:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -87,8 +97,8 @@ class PgVectorStore:
 
     # --- collections ---------------------------------------------------------------------
     def exists(self, collection: str) -> bool:
-        """Whether the collection has been created."""
-        return self.dense_size(collection) is not None
+        """Whether the collection has been created (a search finds out if it was dropped)."""
+        return self._known(collection) is not None
 
     def dense_size(self, collection: str) -> int | None:
         """The dense vector size of an existing collection."""
@@ -120,6 +130,8 @@ class PgVectorStore:
             children, terms = tables(found[0])
             conn.execute(sql.SQL("DROP TABLE IF EXISTS {}, {}").format(terms, children))
             conn.execute("DELETE FROM vector_collections WHERE name = %s", (collection,))
+        with self._guard:
+            self._known_tables.pop(collection, None)
 
     # --- writes --------------------------------------------------------------------------
     def upsert(
@@ -238,34 +250,68 @@ class PgVectorStore:
         document_ids: list[str] | None = None,
         prefetch_limit: int = 40,
     ) -> list[list[VectorHit]]:
-        """Several searches of one mode on one connection, one transaction."""
-        depth = max(prefetch_limit, limit) if mode == "hybrid" else limit
-        with self._collection(collection) as (conn, names):
+        """Several searches of one mode in one transaction.
+
+        The collection's tables are remembered; when another worker has dropped them the
+        search fails on the missing table, and the collection is looked up again.
+        """
+        for attempt in range(2):
+            names = self._known(collection)
             if names is None:
                 return [[] for _ in queries]
-            ef = min(_MAX_EF, max(SEARCH_EF, depth))
+            try:
+                return self._search(names, mode, limit, queries, document_ids, prefetch_limit)
+            except psycopg.errors.UndefinedTable:
+                with self._guard:
+                    self._known_tables.pop(collection, None)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _known(self, collection: str) -> Tables:
+        names = self._known_tables.get(collection)
+        if names is None:
+            with self._transaction() as conn:
+                found = _lookup(conn, collection)
+            if found is None:
+                return None
+            names = tables(found[0])
+            with self._guard:
+                self._known_tables[collection] = names
+        return names
+
+    def _search(
+        self,
+        names: tuple[sql.Identifier, sql.Identifier],
+        mode: SearchMode,
+        limit: int,
+        queries: Sequence[QueryVectors],
+        document_ids: list[str] | None,
+        prefetch_limit: int,
+    ) -> list[list[VectorHit]]:
+        depth = max(prefetch_limit, limit) if mode == "hybrid" else limit
+        ef = min(_MAX_EF, max(SEARCH_EF, depth))
+        found: list[tuple[list[VectorHit], list[VectorHit]]] = []
+        with self._transaction() as conn:
             conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
             if document_ids:  # exact: the document's rows by their index, then sorted
                 conn.execute("SET LOCAL enable_indexscan = off")
-            out = []
             for dense, sparse in queries:
-                dense_hits = (
-                    dense_search(conn, names[0], dense, depth, document_ids)
+                found.append((
+                    hits(conn.execute(*dense_search(names[0], dense, depth, document_ids))
+                         .fetchall())
                     if mode != "bm25" and dense is not None
-                    else []
-                )
-                sparse_hits = (
-                    bm25_search(conn, names, sparse, depth, document_ids)
+                    else [],
+                    hits(conn.execute(*bm25_search(names, sparse, depth, document_ids))
+                         .fetchall())
                     if mode != "dense" and sparse is not None and sparse.indices
-                    else []
-                )
-                if mode == "dense":
-                    out.append(dense_hits)
-                elif mode == "bm25":
-                    out.append(sparse_hits)
-                else:
-                    out.append(rrf([dense_hits, sparse_hits], limit))
-            return out
+                    else [],
+                ))
+        if mode == "dense":
+            return [dense_hits for dense_hits, _ in found]
+        if mode == "bm25":
+            return [sparse_hits for _, sparse_hits in found]
+        return [rrf([dense_hits, sparse_hits], limit) for dense_hits, sparse_hits in found]
 
     # --- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
