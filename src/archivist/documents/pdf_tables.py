@@ -116,7 +116,9 @@ def _is_row(line: _Line) -> bool:
 
 
 def _is_year_row(line: _Line) -> bool:
-    return len(line.segments) >= 2 and all(is_year(s.text) for s in line.segments)
+    """``2017 2016 2015`` (perhaps after ``($ million)``): a header, not figures."""
+    values = _values(line)
+    return len(values) >= 2 and all(is_year(s.text) for s in values)
 
 
 def _columns(rows: list[_Line]) -> list[tuple[float, float]]:
@@ -145,9 +147,10 @@ def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int | N
             best, overlap = index, shared
     if best is not None:
         return best
-    distances = [abs(right - segment.x1) for _, right in columns]
+    centre = (segment.x0 + segment.x1) / 2
+    distances = [abs((left + right) / 2 - centre) for left, right in columns]
     nearest = min(range(len(columns)), key=distances.__getitem__)
-    return nearest if distances[nearest] <= 3 * _EDGE else None
+    return nearest if distances[nearest] <= 4 * _EDGE else None
 
 
 def _cells(line: _Line, columns: list[tuple[float, float]]) -> list[str] | None:
@@ -247,7 +250,7 @@ def page_grids(words: list[Any], page: int) -> list[Grid]:
             start -= 1
         first, header, notes = _header(lines, start, taken, columns)
         rows = _body_cells(lines[start:end], columns)
-        if rows is None or len(rows) < 2:
+        if len(rows) < 2:
             continue
         caption = " ".join([_caption(lines, first, taken), *notes]).strip()
         grids.append(Grid(caption, header + rows, page, page, len(header),
@@ -256,14 +259,14 @@ def page_grids(words: list[Any], page: int) -> list[Grid]:
     return grids
 
 
-def _body_cells(body: list[_Line], columns: list[tuple[float, float]]) -> list[list[str]] | None:
+def _body_cells(body: list[_Line], columns: list[tuple[float, float]]) -> list[list[str]]:
     """Body rows as cells; a label line joins the row under it when that row continues it."""
     rows: list[list[str]] = []
     pending = ""
     for line in body:
         cells = _cells(line, columns)
-        if cells is None:
-            return None
+        if cells is None:  # a value outside every column: not a row of this table
+            continue
         if not any(cells[1:]):
             if pending and not pending.endswith(":"):
                 rows.append([pending] + [""] * len(columns))
