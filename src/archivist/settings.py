@@ -105,12 +105,12 @@ class Settings(BaseSettings):
     search_mode: SearchMode = "hybrid"
     search_k: int = Field(default=5, ge=1, le=MAX_SEARCH_K)
     prefetch_k: int = Field(default=40, ge=1, le=1000)
-    multihop_searches: int = Field(
-        default=6,
-        ge=1,
-        le=10,
-        description="Searches per question in multihop mode (hop 1 + bridges).",
-    )
+    multihop_searches: int = Field(default=6, ge=1, le=10, description="Searches per "
+                                   "question in multihop mode (hop 1 + bridges).")
+    table_queries: bool = Field(default=True, description="Computations over the documents' "
+                                "tables by one read-only SQL query the model writes.")
+    sql_row_limit: int = Field(default=200, ge=1, le=10_000, description="Rows a query returns.")
+    sql_seconds: float = Field(default=2.0, gt=0, le=60, description="Time a query may take.")
     rerank_model: str = Field(default="", description="CrossEncoder name/folder, 'llm', or off.")
     rerank_depth: int = Field(default=20, ge=2, le=100, description="Hits reranked.")
     entity_graph: bool = Field(

@@ -62,6 +62,10 @@ class StepKind(StrEnum):
     INVALID_TOOL_CALL = "invalid_tool_call"
     BUDGET = "budget"
     COMPRESS = "compress"
+    TABLES = "tables"
+    SQL = "sql"
+    SQL_ERROR = "sql_error"
+    TABLE_FALLBACK = "table_fallback"
     # the answer
     SECOND_LOOK = "second_look"
     YEARS_NOT_COVERED = "years_not_covered"

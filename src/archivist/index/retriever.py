@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
+from archivist.index.table_sql import SqlResult
+from archivist.index.table_store import StoredTable
 from archivist.settings import SearchMode
 from archivist.types import DocumentRecord, Parent, SearchHit
 
@@ -27,6 +29,19 @@ class Retriever(Protocol):
 
     def get_document(self, document_id: str) -> DocumentRecord | None:
         """A catalog row by exact id, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class TableSource(Protocol):
+    """The tables stored from a collection's documents, and read-only SQL over them."""
+
+    def tables(self, document_ids: set[str] | None = None) -> list[StoredTable]:
+        """The stored tables of ready documents (all, or of these documents)."""
+        ...
+
+    def query_tables(self, tables: list[StoredTable], sql: str) -> SqlResult:
+        """Run one read-only SELECT over ``tables``; raises ``SqlError``."""
         ...
 
 

@@ -17,6 +17,8 @@ from archivist.index.hops import HopSearcher
 from archivist.index.rerank import RerankerSlot, rerank_head
 from archivist.index.retriever import Retriever
 from archivist.index.store import DocumentStore
+from archivist.index.table_sql import SqlResult, run_select
+from archivist.index.table_store import StoredTable
 from archivist.settings import COLLECTION_PATTERN, MAX_SEARCH_K, QUERY_MAX_CHARS, SearchMode
 from archivist.types import DocumentRecord, Parent, SearchHit
 
@@ -172,6 +174,16 @@ class CollectionRetriever:
     def get_document(self, document_id: str) -> DocumentRecord | None:
         """A document of this collection by id."""
         return self.searcher.store.get_document(document_id, self.collection)
+
+    def tables(self, document_ids: set[str] | None = None) -> list[StoredTable]:
+        """The stored tables of this collection's ready documents."""
+        return self.searcher.store.tables_of(self.collection, document_ids)
+
+    def query_tables(self, tables: list[StoredTable], sql: str) -> SqlResult:
+        """One read-only SELECT over ``tables`` (see ``index/table_sql.py``)."""
+        settings = self.searcher.store.settings
+        return run_select(self.searcher.store.tables.path, tables, sql,
+                          row_limit=settings.sql_row_limit, seconds=settings.sql_seconds)
 
 
 def _hit(payload: dict[str, Any], score: float) -> SearchHit:

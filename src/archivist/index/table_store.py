@@ -25,6 +25,8 @@ from archivist.types import DataTable
 
 __all__ = ["StoredTable", "TableStore", "quote"]
 
+LABELS = 60  # row labels kept per table (what the agent matches a question against)
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS data_tables (
     collection TEXT NOT NULL,
@@ -39,6 +41,7 @@ CREATE TABLE IF NOT EXISTS data_tables (
     unit TEXT NOT NULL,
     columns TEXT NOT NULL,
     row_count INTEGER NOT NULL,
+    row_labels TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (collection, table_id)
 );
 CREATE INDEX IF NOT EXISTS data_tables_document ON data_tables (collection, document_id);
@@ -67,6 +70,8 @@ class StoredTable:
     labels: list[str] = field(default_factory=list)
     kinds: list[str] = field(default_factory=list)
     row_count: int = 0
+    row_labels: list[str] = field(default_factory=list)
+    """The text of each row's first cell (``Revenues``, ...), at most ``LABELS`` of them."""
 
     @property
     def sql_table(self) -> str:
@@ -88,6 +93,10 @@ class TableStore:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(data_tables)")}
+        if "row_labels" not in columns:  # a file written before row labels were kept
+            self._db.execute("ALTER TABLE data_tables ADD COLUMN row_labels TEXT NOT NULL "
+                             "DEFAULT '[]'")
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -127,11 +136,12 @@ class TableStore:
                              table.rows)
         described = [{"name": n, "label": label, "kind": k} for n, label, k in
                      zip(table.columns, table.labels, table.kinds, strict=True)]
+        labels = [str(row[0]) for row in table.rows if row and row[0] is not None][:LABELS]
         self._db.execute(
-            "INSERT INTO data_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO data_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (collection, stored.table_id, document_id, position, stored.name, table.caption,
              json.dumps(table.heading_path), table.page_start, table.page_end, table.unit,
-             json.dumps(described), len(table.rows)),
+             json.dumps(described), len(table.rows), json.dumps(labels)),
         )
 
     def delete_document(self, collection: str, document_id: str) -> None:
@@ -167,7 +177,7 @@ class TableStore:
     def _read(self, collection: str, document_ids: set[str]) -> list[StoredTable]:
         rows = self._db.execute(
             "SELECT table_id, document_id, name, caption, heading_path, page_start, page_end, "
-            "unit, columns, row_count FROM data_tables WHERE collection = ? "
+            "unit, columns, row_count, row_labels FROM data_tables WHERE collection = ? "
             "ORDER BY document_id, position", (collection,)).fetchall()
         out = []
         for row in rows:
@@ -177,5 +187,5 @@ class TableStore:
             out.append(StoredTable(
                 row[0], collection, row[1], row[2], row[3], json.loads(row[4]), row[5], row[6],
                 row[7], [c["name"] for c in described], [c["label"] for c in described],
-                [c["kind"] for c in described], row[9]))
+                [c["kind"] for c in described], row[9], json.loads(row[10])))
         return out

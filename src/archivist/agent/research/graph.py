@@ -2,9 +2,13 @@ r"""The research sub-agent's graph: one copy runs per sub-question.
 
 ::
 
-    START -> gather --(nothing relevant)--> finish -> END
+    START -> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
+               |--(nothing relevant)--> finish -> END
                |--(pipeline, web only)--> write -> finish
                \\--(tools)--> agent <-> tools (-> compress -> agent), -> fallback -> finish
+
+``tables`` (``research/tables.py``) answers from one read-only SQL query over the stored
+tables; when it cannot, the sub-question goes on as if it had not run.
 """
 
 from __future__ import annotations
@@ -41,9 +45,11 @@ def build_research_graph(
     graph.add_node("tools", nodes.tools_node)
     graph.add_node("compress", nodes.compress)
     graph.add_node("fallback", nodes.fallback)
+    graph.add_node("tables", nodes.tables)
     graph.add_node("finish", nodes.finish)
     graph.add_edge(START, "gather")
     graph.add_conditional_edges("gather", nodes.after_gather)
+    graph.add_conditional_edges("tables", nodes.after_tables)
     graph.add_edge("write", "finish")
     graph.add_conditional_edges("agent", nodes.after_agent)
     graph.add_conditional_edges("tools", nodes.after_tools)

@@ -33,6 +33,7 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
 from archivist.agent.research.grading import Gate, Grader, ScoreGate
 from archivist.agent.research.state import ResearchState
+from archivist.agent.research.tables import TablePath
 from archivist.agent.research.toolround import ToolRound
 from archivist.agent.state import SubAnswer
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
@@ -80,11 +81,17 @@ class ResearchNodes:
             read_tool=self.tools[READ_PARENT],
             read_chars=0 if self.strategy.uses_tools else settings.pipeline_read_chars,
         )
+        self.table_path = TablePath(llm, retriever) if settings.table_queries else None
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations
         self.compression_tokens = settings.compression_tokens
 
     # --- nodes -------------------------------------------------------------------------
+    def tables(self, state: ResearchState) -> dict[str, Any]:
+        """The table path: one SQL query over the stored tables (``research/tables.py``)."""
+        assert self.table_path is not None
+        return self.table_path.run(state.sub_question, state.index, list(state.evidence))
+
     @timed("research")
     def agent(self, state: ResearchState) -> dict[str, Any]:
         """One reasoning step: call tools, or answer."""
@@ -226,9 +233,21 @@ class ResearchNodes:
             or state.iterations >= self.max_iterations
         )
 
-    def after_gather(self, state: ResearchState) -> Literal["agent", "write", "finish"]:
-        """Nothing relevant: abstain without asking the model; else answer by strategy."""
-        if not state.evidence:
+    def after_gather(self, state: ResearchState) -> Literal["tables", "agent", "write",
+                                                            "finish"]:
+        """The table path first for a computation or table rows, then by strategy.
+
+        The table path runs when it is on and not yet tried; with nothing relevant the
+        sub-question abstains without asking the model.
+        """
+        if (self.table_path is not None and not state.table_tried and not state.web_only
+                and self.table_path.applies(state.sub_question, list(state.evidence))):
+            return "tables"
+        return self.after_tables(state)
+
+    def after_tables(self, state: ResearchState) -> Literal["agent", "write", "finish"]:
+        """Answered from a table: finish; else as if the table path had not run."""
+        if state.table_answered or not state.evidence:
             return "finish"
         if state.web_only or not self.strategy.uses_tools:
             return "write"

@@ -57,4 +57,6 @@ class ResearchState:
     rejected: Annotated[list[str], extend_or_reset] = field(default_factory=list)
     web_only: bool = False  # the kept evidence came from the web (answer without tools)
     web_tried: bool = False
+    table_tried: bool = False  # the table path ran (see research/tables.py)
+    table_answered: bool = False  # ... and answered from a query's result
     sub_answers: list[SubAnswer] = field(default_factory=list)

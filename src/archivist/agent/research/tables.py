@@ -1,0 +1,226 @@
+"""The table path: one read-only SQL query the model writes over the documents' tables.
+
+A question that asks for a computation, a count, a ranking or a comparison ("by how
+much", "which ... highest", "how many"), or whose evidence holds rows of a stored table,
+is first tried on the tables (``index/table_store.py``). The tables that match it best
+(caption, section, columns and row labels against its words, and the pages the evidence
+came from) are shown to the model with their columns, row labels and a few rows; it
+writes one SELECT, which runs read-only (``index/table_sql.py``). A failing query gets
+one retry with SQLite's message; a second failure, or an empty result, falls back to the
+text path. The answer is written from the result, and cites the table's document and
+pages; the query is a visible step.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from archivist.agent import prompts
+from archivist.agent.quoting import quote_attr, quote_data
+from archivist.agent.state import Evidence
+from archivist.agent.steps import StepKind, content_words, emit_step, message_text, timed
+from archivist.index.retriever import Retriever, TableSource
+from archivist.index.table_sql import SqlError, SqlResult, view_names
+from archivist.index.table_store import StoredTable, quote
+from archivist.types import format_location
+
+__all__ = ["TablePath", "asks_for_computation", "extract_sql", "relevant_tables"]
+
+MAX_TABLES = 3
+SAMPLE_ROWS = 3
+RESULT_ROWS = 30
+_COMPUTE = re.compile(
+    r"\b(?:how (?:many|much)|by how|total|sum|combined|altogether|difference|differ\w*|"
+    r"grow|grew|growth|increase\w*|decrease\w*|decline\w*|change\w*|highest|lowest|"
+    r"largest|smallest|biggest|most|least|top|rank\w*|compare\w*|comparison|higher|lower|"
+    r"more|less|average|mean|median|ratio|percent\w*|share|margin|count|number of)\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?:19|20)\d{2}")
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_FENCE = re.compile(r"```(?:sql|sqlite)?\s*(.*?)```", re.IGNORECASE | re.DOTALL)
+_START = re.compile(r"\b(SELECT|WITH)\b", re.IGNORECASE)
+
+
+def asks_for_computation(question: str) -> bool:
+    """Whether the question asks for a sum, difference, count, ranking or comparison."""
+    return bool(_COMPUTE.search(question))
+
+
+def _words(table: StoredTable) -> set[str]:
+    text = " ".join([table.name.replace("_", " "), table.caption, *table.heading_path,
+                     *table.labels, *table.row_labels])
+    return content_words(text)
+
+
+def _pages_meet(table: StoredTable, item: Evidence) -> bool:
+    start, end = item.get("page_start"), item.get("page_end")
+    if table.page_start is None or start is None:
+        return False
+    return start <= (table.page_end or table.page_start) and table.page_start <= (end or start)
+
+
+def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evidence],
+                    limit: int = MAX_TABLES) -> list[StoredTable]:
+    """The tables that match the question best: shared words, then the evidence's pages.
+
+    A table on a page the evidence came from scores 3 more, one of a document the
+    evidence came from 1 more. Tables sharing no word with the question (years aside:
+    every table has them) are left out.
+    """
+    wanted = {w for w in content_words(question) if not _YEAR.fullmatch(w)}  # every table
+    scored = []
+    for position, table in enumerate(tables):
+        shared = len(wanted & _words(table))
+        if not shared:
+            continue
+        same = [e for e in evidence if e.get("document_id") == table.document_id]
+        bonus = 3 if any(_pages_meet(table, e) for e in same) else (1 if same else 0)
+        scored.append((shared + bonus, -position, table))
+    scored.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
+    return [table for _, _, table in scored[:limit]]
+
+
+def holds_table_rows(evidence: list[Evidence], tables: list[StoredTable]) -> bool:
+    """Whether a passage of the evidence is rows of a stored table (figures on its pages)."""
+    for item in evidence:
+        if len(_FIGURE.findall(item.get("text", ""))) < 4:
+            continue
+        if any(t.document_id == item.get("document_id") and _pages_meet(t, item)
+               for t in tables):
+            return True
+    return False
+
+
+def extract_sql(reply: str) -> str:
+    """The query in a model's reply: inside a code fence if any, from SELECT/WITH on."""
+    fenced = _FENCE.search(reply)
+    text = fenced.group(1) if fenced else reply
+    start = _START.search(text)
+    if not start:
+        return text.strip()
+    return text[start.start():].split(";", 1)[0].strip()
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".")
+    if isinstance(value, int):
+        return f"{value:,}"
+    return "" if value is None else str(value)
+
+
+def _grid(columns: list[str], rows: list[list[Any]]) -> str:
+    lines = [" | ".join(columns)]
+    lines += [" | ".join(_value(v) for v in row) for row in rows]
+    return "\n".join(lines)
+
+
+class TablePath:
+    """Runs the table path of one sub-question (a node of the research graph)."""
+
+    def __init__(self, llm: BaseChatModel, retriever: Retriever) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.source = retriever if isinstance(retriever, TableSource) else None
+
+    def applies(self, question: str, evidence: list[Evidence]) -> bool:
+        """A computation asked, or table rows among the evidence; and tables to ask."""
+        if self.source is None:
+            return False
+        tables = self.source.tables()
+        return bool(tables) and (asks_for_computation(question)
+                                 or holds_table_rows(evidence, tables))
+
+    def _describe(self, tables: list[StoredTable], names: list[str]) -> str:
+        assert self.source is not None
+        blocks = []
+        for table, name in zip(tables, names, strict=True):
+            document = self.retriever.get_document(table.document_id)
+            where = format_location(table.page_start, table.page_end, table.heading_path)
+            unit = f"; values in {table.unit}" if table.unit else ""
+            columns = ", ".join(
+                f"{c} ({k}{': ' + quote_data(label) if label and label != c else ''})"
+                for c, label, k in zip(table.columns, table.labels, table.kinds, strict=True))
+            sample = self.source.query_tables([table], f"SELECT * FROM {quote(name)} "
+                                              f"LIMIT {SAMPLE_ROWS}")
+            rows = _grid(sample.columns, sample.rows)
+            labels = "; ".join(quote_data(label) for label in table.row_labels)
+            blocks.append(
+                f'<table name="{quote_attr(name)}" '
+                f'document="{quote_attr(document.name if document else "")}" '
+                f'where="{quote_attr(where)}">\nCaption: {quote_data(table.caption)}{unit}\n'
+                f"Columns: {columns}\nRow labels ({table.row_count} rows): {labels}\n"
+                f"First rows:\n{quote_data(rows)}\n</table>")
+        return "\n".join(blocks)
+
+    @timed("tables")
+    def run(self, question: str, index: int, evidence: list[Evidence]) -> dict[str, Any]:
+        """The sub-answer from a query, or ``{"table_tried": True}`` to take the text path."""
+        assert self.source is not None
+        chosen = relevant_tables(question, self.source.tables(), evidence)
+        if not chosen:
+            emit_step(StepKind.TABLE_FALLBACK, "no stored table matches the question",
+                      sub_question=index)
+            return {"table_tried": True}
+        names = view_names(chosen)
+        chosen = [replace(t, name=n) for t, n in zip(chosen, names, strict=True)]
+        emit_step(StepKind.TABLES, ", ".join(names), sub_question=index)
+        described = self._describe(chosen, names)
+        result, query = self._query(question, described, chosen, index)
+        if result is None or not result.rows:
+            reason = "the query returned no rows" if result is not None else "no valid query"
+            emit_step(StepKind.TABLE_FALLBACK, f"{reason}: answering from the passages",
+                      sub_question=index)
+            return {"table_tried": True}
+        used = [t for t in chosen if t.name in query] or chosen
+        shown = _grid(result.columns, result.rows[:RESULT_ROWS])
+        reply = self.llm.invoke([
+            SystemMessage(prompts.TABLE_ANSWER_SYSTEM),
+            HumanMessage(prompts.TABLE_ANSWER_USER.format(
+                tables=self._describe(used, [t.name for t in used]), query=query,
+                result=quote_data(shown), question=question)),
+        ])
+        items = [self._evidence(t, index, query, shown) for t in used]
+        text = message_text(reply.content).strip() or f"The query returned:\n{shown}"
+        cited = "; ".join(f"{e['document_name']}, {e['pages']}".rstrip(", ") for e in items)
+        if cited and "[" not in text:
+            text = f"{text} [{cited}]"
+        return {"messages": [AIMessage(text)], "evidence": items, "table_tried": True,
+                "table_answered": True}
+
+    def _query(self, question: str, described: str, tables: list[StoredTable],
+               index: int) -> tuple[SqlResult | None, str]:
+        """Ask for a query, run it, retry once with the error; ``(None, "")`` if both fail."""
+        assert self.source is not None
+        messages: list[BaseMessage] = [
+            SystemMessage(prompts.SQL_SYSTEM),
+            HumanMessage(prompts.SQL_USER.format(tables=described, question=question)),
+        ]
+        for attempt in (1, 2):
+            reply = self.llm.invoke(messages)
+            query = extract_sql(message_text(reply.content))
+            emit_step(StepKind.SQL, query, attempt=attempt, sub_question=index)
+            try:
+                return self.source.query_tables(tables, query), query
+            except SqlError as exc:
+                emit_step(StepKind.SQL_ERROR, str(exc), attempt=attempt, sub_question=index)
+                messages += [AIMessage(message_text(reply.content)),
+                             HumanMessage(prompts.SQL_RETRY.format(error=exc))]
+        return None, ""
+
+    def _evidence(self, table: StoredTable, index: int, query: str, result: str) -> Evidence:
+        document = self.retriever.get_document(table.document_id)
+        return Evidence(
+            kind="table", parent_id=table.table_id, document_id=table.document_id,
+            document_name=document.name if document else table.document_id,
+            pages=format_location(table.page_start, table.page_end, table.heading_path),
+            page_start=table.page_start, page_end=table.page_end, sub_question=index,
+            text=quote_data(f"{table.caption}\nQuery: {query}\nResult:\n{result}"),
+            grade="relevant", heading_path=list(table.heading_path),
+        )

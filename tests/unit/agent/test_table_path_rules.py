@@ -1,0 +1,53 @@
+"""The table path's rules by code: when it applies, which tables, what the query is."""
+
+from __future__ import annotations
+
+from archivist.agent.research.tables import (
+    asks_for_computation,
+    extract_sql,
+    holds_table_rows,
+    relevant_tables,
+)
+from archivist.agent.state import Evidence
+from archivist.index.table_store import StoredTable
+
+
+def _table(name: str, caption: str, rows: list[str], doc: str = "d1",
+           pages: tuple[int, int] = (42, 42)) -> StoredTable:
+    return StoredTable(f"{doc}_{name}", "c", doc, name, caption, ["Item 8"], pages[0], pages[1],
+                       "thousands", ["item", "y2017"], ["", "2017"], ["text", "number"],
+                       len(rows), rows)
+
+
+def test_computations_counts_rankings_and_comparisons_take_the_table_path() -> None:
+    for question in ("By how much did revenues grow from 2016 to 2017?",
+                     "Which segment had the highest margin?",
+                     "How many categories of obligations are listed?",
+                     "What were total revenues for 2015-2017?"):
+        assert asks_for_computation(question), question
+    assert not asks_for_computation("Who audits Netflix?")
+
+
+def test_tables_are_ranked_by_shared_words_then_the_evidence_pages() -> None:
+    operations = _table("operations", "Consolidated statements of operations",
+                        ["Revenues", "Operating income"])
+    segments = _table("segments", "Domestic streaming segment", ["Revenues", "Marketing"],
+                      pages=(22, 22))
+    unrelated = _table("leases", "Future minimum payments", ["2018", "2019"])
+    evidence = [Evidence(kind="hit", parent_id="p", document_id="d1", document_name="x.pdf",
+                         pages="p. 22", page_start=22, page_end=22, sub_question=0,
+                         text="Revenues 6,153,025 5,077,307 4,180,339 1,075,718")]
+    chosen = relevant_tables("What were revenues in 2017?", [operations, segments, unrelated],
+                             evidence)
+    assert [t.name for t in chosen] == ["segments", "operations"]
+    assert holds_table_rows(evidence, [segments])
+    assert not holds_table_rows(evidence, [operations])
+
+
+def test_the_query_is_cut_out_of_the_reply() -> None:
+    assert extract_sql("```sql\nSELECT 1 FROM t;\n```") == "SELECT 1 FROM t"
+    assert extract_sql("Here it is: SELECT a FROM t WHERE b = 1; DROP TABLE t") == \
+        "SELECT a FROM t WHERE b = 1"
+    assert extract_sql("WITH x AS (SELECT 1) SELECT * FROM x") == \
+        "WITH x AS (SELECT 1) SELECT * FROM x"
+    assert extract_sql("no query here") == "no query here"
