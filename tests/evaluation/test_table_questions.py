@@ -46,3 +46,23 @@ def test_the_spreadsheet_answers_are_what_sql_over_the_loaded_sheets_gives(
     for item_id, sql in queries.items():
         (value,) = run_select(store.path, tables, sql).rows[0]
         assert facts_found(f"{value:,}", facts[item_id]) == 1.0, (item_id, value)
+
+
+def test_every_figure_an_answer_is_computed_from_is_printed_on_its_gold_pages() -> None:
+    import json
+
+    import pymupdf
+    from tests.eval_data import require_eval
+
+    pdfs = require_eval() / "pdfs"
+    checked = 0
+    for line in (DATA / "table_questions.jsonl").read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        if "pages" not in item:
+            continue
+        with pymupdf.open(pdfs / item["source"]) as doc:
+            text = " ".join(" ".join(doc[p - 1].get_text().split()) for p in item["pages"])
+        for figure in item["inputs"]:
+            assert figure in text, (item["id"], figure)
+            checked += 1
+    assert checked >= 50
