@@ -4,6 +4,7 @@ that keeps sending until the server answers, and a sampler of the bytes a proces
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
@@ -242,3 +243,50 @@ def _read_answer(sock: socket.socket, sent: int) -> Answer:
     if status is None:
         raise AssertionError(f"no HTTP answer after {sent} bytes: {data[:200]!r}")
     return Answer(int(status.group(1)), body, sent)
+
+
+@dataclass
+class Stubborn:
+    """What a client that ignores the answer managed to push: status seen, bytes sent."""
+
+    status: int | None
+    sent: int
+    ended: str  # "closed" (the server hung up), "stalled" (it stopped reading) or "cap"
+
+
+def stubborn_upload(server: Server, cap: int, key: str, stall_s: float = 5.0) -> Stubborn:
+    """Stream a chunked upload with ``key`` and keep streaming whatever the server answers,
+    until the server closes the connection, stops reading for ``stall_s``, or ``cap`` bytes
+    are sent. The bytes sent bound from above what the server read (plus socket buffers)."""
+    lines = ["POST /v1/documents HTTP/1.1", f"Host: 127.0.0.1:{server.port}",
+             f"Content-Type: multipart/form-data; boundary={BOUNDARY}",
+             f"Authorization: Bearer {key}", "Transfer-Encoding: chunked"]
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=stall_s)
+    piece = b"x" * (256 * 1024)
+    frame = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+    sent, answer, ended = 0, b"", "cap"
+    try:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        while sent < cap:
+            if select.select([sock], [], [], 0)[0]:
+                data = sock.recv(65536)
+                if not data:
+                    ended = "closed"
+                    break
+                answer += data
+            try:
+                sock.sendall(frame)
+            except (BrokenPipeError, ConnectionResetError):
+                ended = "closed"
+                break
+            except TimeoutError:
+                ended = "stalled"
+                break
+            sent += len(piece)
+        if not answer:  # the answer may still wait in the socket (unless the reset dropped it)
+            with contextlib.suppress(OSError):
+                answer = sock.recv(65536)
+    finally:
+        sock.close()
+    status = re.match(rb"HTTP/1\.[01] (\d{3})", answer)
+    return Stubborn(int(status.group(1)) if status else None, sent, ended)

@@ -1,9 +1,10 @@
-"""Item 1: the key is checked before the body is read; a body is read only up to its limit."""
+"""The key is checked before the body is read; a body is read only up to its limit; a
+request answered before its body was read has its connection closed, not drained."""
 
 from __future__ import annotations
 
 import httpx
-from tests.security.attack import KEYS, DiskSampler, Server, raw_upload
+from tests.security.attack import KEYS, DiskSampler, Server, raw_upload, stubborn_upload
 
 MB = 1024 * 1024
 
@@ -26,6 +27,20 @@ def test_bad_key_is_refused_before_the_body(keyed_server: Server, figure) -> Non
            f"{chunked.sent / MB:.1f} MB before the answer, peak bytes on disk {disk.peak}")
     figure(f"64MB declared upload, no key: status {declared.status}, "
            f"peak bytes on disk {disk.peak}")
+
+
+def test_a_client_that_keeps_streaming_after_the_answer_is_cut_off(
+        keyed_server: Server, figure) -> None:
+    bad_key = stubborn_upload(keyed_server, 300 * MB, "not-a-key")
+    # was: the server read all 300 MB (the cap of this client) after its 401
+    assert bad_key.ended == "closed" and bad_key.status in (401, None), bad_key
+    assert bad_key.sent < 32 * MB, bad_key  # what the sockets buffer, no more
+    malformed = stubborn_upload(keyed_server, 300 * MB, KEYS["alice"])  # no multipart parts
+    assert malformed.ended == "closed" and malformed.sent < 32 * MB, malformed
+    assert httpx.get(f"{keyed_server.url}/health", timeout=10).status_code == 200
+    figure(f"chunked upload that ignores the answer: bad key -> {bad_key.status}, the client "
+           f"pushed {bad_key.sent / MB:.1f} MB before the server hung up (was 300 MB, all "
+           f"read); a malformed body with a good key: {malformed.sent / MB:.1f} MB")
 
 
 def test_chunked_upload_over_the_limit_stops_at_the_limit(keyed_server: Server, figure) -> None:

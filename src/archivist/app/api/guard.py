@@ -8,11 +8,16 @@ In this order, each refusal a JSON error:
    origin is refused (403): its ``Origin`` must be the server's own;
 3. with API keys, ``/v1/...`` and ``/openapi.json`` need a valid key (401), checked from the
    headers alone;
+
+   a refusal above comes before any byte of the body is read, and it says
+   ``Connection: close`` and closes the connection, so a client that keeps streaming its
+   body is cut off instead of read to the end;
 4. the body is counted as it is read, and reading stops at the limit (413): uploads
    (``POST /v1/documents`` and the web UI's) may reach ``max_upload_mb``, every other body
    ``JSON_BODY_LIMIT``. A declared ``Content-Length`` over the limit is refused unread; a
    chunked body is refused as soon as the running count passes it, so no more than the
-   limit is ever spooled to disk.
+   limit is ever spooled to disk; the 413 closes the connection too, as does any answer
+   sent before the whole body was read (a malformed upload's 400, for one).
 """
 
 from __future__ import annotations
@@ -85,7 +90,9 @@ class RequestGuard:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
                 return
-            response = error_response(exc.status, exc.kind, exc.message, exc.headers)
+            # the body is never read: close the connection rather than drain it
+            headers_out = {**(exc.headers or {}), "Connection": "close"}
+            response = error_response(exc.status, exc.kind, exc.message, headers_out)
             await response(scope, receive, send)
             return
         if scope["type"] == "websocket":
@@ -134,14 +141,17 @@ class RequestGuard:
         counted = 0
         exceeded = False
         started = False
+        unread = (declared.isdigit() and int(declared) > 0) or "chunked" in headers.get(
+            "transfer-encoding", "").lower()
 
         async def counting_receive() -> Message:
-            nonlocal counted, exceeded
+            nonlocal counted, exceeded, unread
             if exceeded:
                 raise BodyTooLarge(shown)
             message = await receive()
             if message["type"] == "http.request":
                 counted += len(message.get("body", b""))
+                unread = unread and bool(message.get("more_body", False))
                 if counted > limit:
                     exceeded = True
                     raise BodyTooLarge(shown)
@@ -154,6 +164,9 @@ class RequestGuard:
                 if exceeded:  # whoever answered, an over-size body gets the 413
                     await _too_large(shown)(scope, receive, send)
                     return
+                if unread:  # answered before the whole body came: hang up, never drain it
+                    message = {**message, "headers": [
+                        *message.get("headers", []), (b"connection", b"close")]}
             elif exceeded:
                 return
             await send(message)
@@ -167,7 +180,7 @@ class RequestGuard:
 
 def _too_large(limit: int) -> ASGIApp:
     return error_response(413, "too_large", f"the request body is larger than {_size(limit)}",
-                          limit_bytes=limit)
+                          {"Connection": "close"}, limit_bytes=limit)
 
 
 def _needs_key(path: str) -> bool:

@@ -27,6 +27,7 @@ from archivist.app.cli.common import (
     err_console,
     fail,
     open_app_or_server,
+    plain,
     print_json,
 )
 from archivist.events import Event
@@ -85,14 +86,14 @@ def render(stream: Iterable[Event], verbose: bool = False) -> tuple[str, str]:
         data = event.data
         if event.type == "step" and verbose:
             extra = f" ({data['results']} results)" if "results" in data else ""
-            console.print(Text(f"· {data['kind']}: {data['detail']}{extra}", style="dim"))
+            console.print(plain(f"· {data['kind']}: {data['detail']}{extra}", style="dim"))
         elif event.type == "token":
-            console.print(Text(data["text"]), end="")
+            console.print(plain(data["text"]), end="")
             at_line_start = data["text"].endswith("\n")
         elif event.type == "clarification":
-            console.print(Text(f"? {data['question']}", style="bold yellow"))
+            console.print(plain(f"? {data['question']}", style="bold yellow"))
         elif event.type == "error":
-            err_console.print(Text(data["message"], style="yellow"))
+            err_console.print(plain(data["message"], style="yellow"))
         elif event.type == "sources":
             if not at_line_start:
                 console.print()
@@ -118,7 +119,7 @@ def _print_sources(data: dict[str, Any]) -> None:
         )
         if item.get("kind") == "web" and item.get("url"):
             label = f"{label} (web: {item['url']})"
-        console.print(Text(f"  - {label}"))
+        console.print(plain(f"  - {label}"))
     if data.get("confidence"):
         console.print(Text(f"confidence: {data['confidence']}", style="dim"))
 

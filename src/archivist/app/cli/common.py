@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from archivist.app.server_file import running_server
 from archivist.application import Application
@@ -24,8 +25,14 @@ if TYPE_CHECKING:
     from archivist.app.cli.remote import RemoteApplication
     from archivist.application import Application
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+# emoji=False: ``root:x:0:0`` in a document must never print as ``root❌0:0``
+console = Console(highlight=False, soft_wrap=True, emoji=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+
+# What a terminal would act on: C0 controls but tab and newline (ESC starts colours, OSC-8
+# links, cursor moves, screen clears), DEL, C1 controls, and the bidi overrides that make
+# text display in another order than it reads.
+_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 # Options every command that opens a library takes.
 DataDir = Annotated[
@@ -47,9 +54,25 @@ EXIT_USAGE = 2
 EXIT_DEGRADED = 3  # some files failed, or the answer is retrieval-only
 
 
+def printable(text: object) -> str:
+    """``text`` without the characters a terminal would act on (see ``plain``)."""
+    return _TERMINAL_CONTROLS.sub("", str(text))
+
+
+def plain(text: object, style: str = "") -> Text:
+    """Untrusted text (a document's text, name or headings, an answer) to print as it is.
+
+    A ``Text`` is never read as Rich markup, so ``[link=…]`` or ``[conceal]`` in a
+    document stay literal; the consoles do not replace ``:x:`` emoji codes; and terminal
+    controls (ESC sequences, C1 codes, bidi overrides) are removed. Every CLI line that
+    shows document text goes through here.
+    """
+    return Text(printable(text), style=style)
+
+
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     """Print one clear line to stderr and exit with ``code``."""
-    err_console.print(f"[red]error:[/red] {escape(message)}")
+    err_console.print(Text.assemble(("error:", "red"), " ", plain(message)))
     raise typer.Exit(code)
 
 

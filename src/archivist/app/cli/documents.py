@@ -11,6 +11,7 @@ import typer
 from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from archivist.app.cli.common import (
     EXIT_DEGRADED,
@@ -23,7 +24,9 @@ from archivist.app.cli.common import (
     err_console,
     fail,
     open_app_or_server,
+    plain,
     print_json,
+    printable,
     validation_problems,
 )
 from archivist.settings import MAX_SEARCH_K, SEARCH_MODES
@@ -71,9 +74,11 @@ def _print_summary(report: IngestReport) -> None:
             f"{report.timings.get('context', 0.0):.1f} s"
         )
     for result in report.of(IngestOutcome.FAILED):
-        console.print(f"[red]failed[/red]  {result.path}: {result.reason}")
+        console.print(Text.assemble(("failed", "red"), "  ", plain(
+            f"{result.path}: {result.reason}")))
     for result in report.of(IngestOutcome.SKIPPED):
-        console.print(f"[yellow]skipped[/yellow] {result.path}: {result.reason}")
+        console.print(Text.assemble(("skipped", "yellow"), " ", plain(
+            f"{result.path}: {result.reason}")))
 
 
 def document_json(record: DocumentRecord) -> dict[str, Any]:
@@ -134,7 +139,7 @@ def register(app: typer.Typer) -> None:
                     "{task.fields[ocr]}"
                 ),
                 TimeElapsedColumn(),
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 console=err_console,
                 transient=False,
             )
@@ -145,7 +150,7 @@ def register(app: typer.Typer) -> None:
                     if event.result is None:  # a stage of the file at hand: its pages count up
                         progress.update(task, total=event.files_total,
                                         completed=event.files_done,
-                                        description=event.describe_file(),
+                                        description=printable(event.describe_file()),
                                         pages=max(totals["pages"], event.pages_converted))
                         progress.refresh()
                         return
@@ -162,7 +167,7 @@ def register(app: typer.Typer) -> None:
                         task,
                         total=event.files_total,
                         completed=event.files_done,
-                        description=Path(event.path).name,
+                        description=printable(Path(event.path).name),
                         pages=max(totals["pages"], event.pages_converted),
                         chunks=totals["chunks"],
                         ocr=ocr,
@@ -186,7 +191,7 @@ def register(app: typer.Typer) -> None:
                 print_json({"collection": name, "documents": [document_json(d) for d in docs]})
                 return
             if not docs:
-                console.print(f"no documents in collection '{name}'")
+                console.print(plain(f"no documents in collection '{name}'"))
                 return
             table = Table("id", "pages", "parents", "chunks", "added")
             table.add_column("name", overflow="fold")
@@ -197,7 +202,7 @@ def register(app: typer.Typer) -> None:
                     str(d.parent_count),
                     str(d.child_count),
                     d.added_at,
-                    d.name,
+                    plain(d.name),
                 )
             console.print(table)
 
@@ -207,7 +212,7 @@ def register(app: typer.Typer) -> None:
         with user_errors(), open_app_or_server(data_dir) as application:
             for name in application.store.collections():
                 count = len(application.store.documents(name))
-                console.print(f"{name}  {count} document{'' if count == 1 else 's'}")
+                console.print(plain(f"{name}  {count} document{'' if count == 1 else 's'}"))
 
     @app.command()
     def remove(
@@ -218,7 +223,7 @@ def register(app: typer.Typer) -> None:
         """Remove a document, its parents, chunks and vectors."""
         with user_errors(), open_app_or_server(data_dir, collection) as application:
             record = application.store.remove(doc)
-            console.print(f"removed {record.name} ({record.document_id[:12]})")
+            console.print(plain(f"removed {record.name} ({record.document_id[:12]})"))
 
     @app.command()
     def show(
@@ -241,27 +246,27 @@ def register(app: typer.Typer) -> None:
                     for p in parents
                 ]})
                 return
-            console.print(
-                f"[bold]{record.name}[/bold]  id {record.document_id}  "
+            console.print(Text.assemble(
+                plain(record.name, "bold"), f"  id {record.document_id}  "
                 f"{record.page_count or 'no'} pages · {record.parent_count} parents · "
-                f"{record.child_count} chunks\n{record.path}"
-            )
+                f"{record.child_count} chunks\n", plain(record.path)
+            ))
             for parent in parents:
                 heading = " > ".join(parent.heading_path) or "(before the first heading)"
                 pages = format_pages(parent.page_start, parent.page_end)
-                flag = ""
+                flag = Text()
                 if parent.kind != "body":
-                    flag = f"  [yellow]{flag_note(parent.kind)}[/yellow]"
-                console.print(
-                    f"\n[bold cyan]{parent.parent_id}[/bold cyan]  {len(parent.text)} chars  "
-                    f"{pages}  {heading}{flag}"
-                )
+                    flag = Text(f"  {flag_note(parent.kind)}", style="yellow")
+                console.print(Text.assemble(
+                    "\n", plain(parent.parent_id, "bold cyan"), f"  {len(parent.text)} chars  "
+                    f"{pages}  ", plain(heading), flag
+                ))
                 for child in (c for c in kids if c.parent_id == parent.parent_id):
                     preview = " ".join(child.text.split())[:70]
-                    console.print(
+                    console.print(plain(
                         f"  {child.child_id}  {len(child.text):>4} chars  "
                         f"{format_pages(child.page_start, child.page_end):<9} {preview}"
-                    )
+                    ))
 
     @app.command()
     def search(
@@ -308,7 +313,8 @@ def register(app: typer.Typer) -> None:
             for rank, hit in enumerate(hits, start=1):
                 where = ", ".join(x for x in (hit.document_name, hit.pages) if x)
                 heading = " > ".join(hit.section)
-                console.print(
-                    f"[bold]{rank}.[/bold] {where}  [dim]{heading}  score {hit.score:.4f}[/dim]"
-                )
-                console.print("   " + " ".join(hit.text.split())[:300])
+                console.print(Text.assemble(
+                    (f"{rank}.", "bold"), " ", plain(where), "  ",
+                    plain(f"{heading}  score {hit.score:.4f}", "dim")
+                ))
+                console.print(plain("   " + " ".join(hit.text.split())[:300]))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from archivist.app.cli.common import (
     Collection,
@@ -16,23 +16,23 @@ from archivist.app.cli.common import (
     err_console,
     fail,
     open_app_from_cli,
+    plain,
 )
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
     from archivist.sync import SyncReport
 
-_STYLE = {"added": "green", "replaced": "cyan", "renamed": "cyan", "removed": "yellow",
-          "failed": "red"}
+_STYLE = {"skipped": "yellow", "added": "green", "replaced": "cyan", "renamed": "cyan",
+          "removed": "yellow", "failed": "red"}
 
 
 def _print(report: SyncReport) -> None:
-    for change in report.skipped:
-        console.print(f"[yellow] skipped[/yellow] {escape(change.path)} ({escape(change.detail)})")
-    for change in report.changes:
+    for change in [*report.skipped, *report.changes]:
         style = _STYLE.get(change.action, "white")
-        detail = f" ({escape(change.detail)})" if change.detail else ""
-        console.print(f"[{style}]{change.action:>8}[/{style}] {escape(change.path)}{detail}")
+        detail = f" ({change.detail})" if change.detail else ""
+        console.print(Text.assemble((f"{change.action:>8}", style), " ",
+                                    plain(f"{change.path}{detail}")))
 
 
 def sync(
