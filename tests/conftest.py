@@ -41,7 +41,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for key in list(os.environ):
         if key.startswith("ARCHIVIST_") and key not in _KEPT_VARIABLES:
             monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("ARCHIVIST_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setenv("ARCHIVIST_CONFIG", "")  # empty: no file is read
 
 
 @pytest.fixture

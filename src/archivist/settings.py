@@ -22,6 +22,9 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from archivist.settings_sources import InvalidSettings as InvalidSettings
+from archivist.settings_sources import check_sources, config_file
+
 SearchMode = Literal["hybrid", "bm25", "dense", "multihop", "graph"]
 SEARCH_MODES: tuple[str, ...] = ("hybrid", "bm25", "dense", "multihop", "graph")
 MAX_SEARCH_K = 100
@@ -31,10 +34,6 @@ StrategySetting = Literal["auto", "tools", "pipeline"]
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_LLM = "ollama:qwen3:4b-instruct-2507-q4_K_M"
-
-
-def _config_file() -> Path:
-    return Path(os.environ.get("ARCHIVIST_CONFIG", "archivist.toml"))
 
 
 class Settings(BaseSettings):
@@ -299,8 +298,9 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Flags beat the environment, which beats ``archivist.toml``."""
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=_config_file())
-        return (init_settings, env_settings, toml)
+        path = config_file()
+        toml = () if path is None else (TomlConfigSettingsSource(settings_cls, toml_file=path),)
+        return (init_settings, env_settings, *toml)
 
     # --- derived paths -------------------------------------------------------------
     @property
@@ -349,10 +349,6 @@ def _split(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-class InvalidSettings(ValueError):
-    """Settings that cannot be used: one line naming each setting and why, never a value."""
-
-
 def check_data_dir(path: Path) -> Path:
     """``path`` if a library can live there (it exists, or can be made, and is writable)."""
     probe = Path(os.path.abspath(os.path.expanduser(path)))
@@ -386,15 +382,16 @@ def load_settings(**overrides: Any) -> Settings:
     :class:`InvalidSettings`.
     """
     try:
+        check_sources(set(Settings.model_fields))
         return Settings(**{key: value for key, value in overrides.items() if value is not None})
     except ValidationError as exc:
         raise InvalidSettings(settings_problems(exc)) from None
     except tomllib.TOMLDecodeError as exc:  # the message quotes one character at most
         where = re.sub(r"'[^']*'\s*", "", str(exc))
-        raise InvalidSettings(f"{_config_file()}: not valid TOML: {where}") from None
+        raise InvalidSettings(f"{config_file()}: not valid TOML: {where}") from None
     except SettingsError as exc:
         field = re.search(r'field "([^"]+)"', str(exc))
         name = field.group(1) if field else "a setting"
         raise InvalidSettings(f"{name}: cannot be parsed (a JSON value is expected)") from None
     except OSError as exc:
-        raise InvalidSettings(f"{_config_file()}: cannot be read: {exc.strerror}") from None
+        raise InvalidSettings(f"{config_file()}: cannot be read: {exc.strerror}") from None

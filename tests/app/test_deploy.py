@@ -86,7 +86,7 @@ def test_serve_binds_localhost_and_says_where(tmp_path: Path) -> None:
             "app = typer.Typer(); register(app); app()")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env.update({"ARCHIVIST_DATA_DIR": str(tmp_path / "lib"), "ARCHIVIST_LLM": "scripted",
-                "ARCHIVIST_CONFIG": str(tmp_path / "none.toml"), "HF_HUB_OFFLINE": "1"})
+                "ARCHIVIST_CONFIG": "", "HF_HUB_OFFLINE": "1"})
     process = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env)

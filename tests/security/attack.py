@@ -48,7 +48,7 @@ def archivist_serve(root: Path, *flags: str, **settings: str) -> Iterator[Server
     spool.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env.update({f"ARCHIVIST_{k.upper()}": v for k, v in settings.items()})
-    env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_CONFIG=str(root / "none.toml"),
+    env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_CONFIG="",
                TMPDIR=str(spool), HF_HUB_OFFLINE="1")
     env.setdefault("ARCHIVIST_LLM", "scripted")
     process = subprocess.Popen(

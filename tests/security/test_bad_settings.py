@@ -34,7 +34,8 @@ CASES = {
 
 def _run(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ARCHIVIST_CONFIG", str(tmp_path / "archivist.toml"))
+    toml = tmp_path / "archivist.toml"
+    monkeypatch.setenv("ARCHIVIST_CONFIG", str(toml) if toml.exists() else "")
     result = runner.invoke(app, args)
     return result.exit_code, result.output
 
@@ -82,3 +83,41 @@ def test_port_out_of_range_from_the_environment(
     monkeypatch.setenv("ARCHIVIST_PORT", "99999")
     code, out = _run(["serve", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
     assert code == 2 and out.strip().startswith("error: invalid settings: port:"), out
+
+
+def test_a_named_config_file_that_is_missing_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "keys.toml"  # meant to hold api_keys: the server must not start open
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ARCHIVIST_CONFIG", str(missing))
+    for command in (["list"], ["serve", "--port", "0"]):
+        result = runner.invoke(app, [*command, "--data-dir", str(tmp_path / "lib")])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip() == (
+            f"error: invalid settings: ARCHIVIST_CONFIG: {missing} is not a file (set it "
+            "empty to read no configuration file)")
+    assert not (tmp_path / "lib").exists()
+
+
+def test_an_unknown_key_is_refused_with_the_close_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "archivist.toml").write_text(f'api_keys = "{SECRET}"\nchld_chars = 300\n')
+    code, out = _run(["list", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
+    assert code == 2, out
+    assert out.strip() == (f"error: invalid settings: {tmp_path / 'archivist.toml'}: unknown "
+                           "setting 'chld_chars'; did you mean 'child_chars'?")
+    (tmp_path / "archivist.toml").write_text(f'"{SECRET}" = 1\n')  # a key that is a secret
+    code, out = _run(["list", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
+    assert code == 2 and "unknown setting (a key)" in out and SECRET not in out, out
+    assert not (tmp_path / "lib").exists()
+
+
+def test_an_empty_data_dir_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARCHIVIST_DATA_DIR", "")
+    code, out = _run(["list"], tmp_path, monkeypatch)
+    assert code == 2, out
+    assert out.strip() == ("error: invalid settings: data_dir: ARCHIVIST_DATA_DIR is empty; "
+                           "unset it for ./.archivist, or name a folder")
+    assert list(tmp_path.iterdir()) == []  # nothing written in the working directory

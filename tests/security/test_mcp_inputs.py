@@ -46,7 +46,8 @@ class McpProcess:
 
 @pytest.fixture
 def mcp(tmp_path: Path) -> Iterator[McpProcess]:
-    server = McpProcess(tmp_path / "data", tmp_path / "none.toml")
+    (tmp_path / "empty.toml").write_text("")
+    server = McpProcess(tmp_path / "data", tmp_path / "empty.toml")
     yield server
     server.process.kill()
     server.process.wait(timeout=20)

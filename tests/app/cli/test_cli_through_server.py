@@ -48,7 +48,7 @@ def start_server(data_dir: Path, tmp_path: Path) -> subprocess.Popen[str]:
         {
             "ARCHIVIST_LLM": "scripted",
             "ARCHIVIST_API_KEYS": "a-key-the-cli-does-not-have",
-            "ARCHIVIST_CONFIG": str(tmp_path / "none.toml"),
+            "ARCHIVIST_CONFIG": "",
             "HF_HUB_OFFLINE": "1",
         }
     )
@@ -214,7 +214,7 @@ def test_mcp_goes_through_the_server(setup: dict[str, Path], tmp_path: Path) -> 
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env.update({"ARCHIVIST_DATA_DIR": str(setup["served"]), "ARCHIVIST_LLM": "scripted",
-                "ARCHIVIST_CONFIG": str(tmp_path / "none.toml"), "HF_HUB_OFFLINE": "1"})
+                "ARCHIVIST_CONFIG": "", "HF_HUB_OFFLINE": "1"})
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "archivist.app.mcp.server"], env=env
     )
