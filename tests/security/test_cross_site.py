@@ -60,3 +60,19 @@ def test_serving_beyond_localhost_says_which_hosts_it_answers(tmp_path, figure) 
         output = "".join(server.output)
     assert "answers only to the host names localhost, 127.0.0.1, ::1" in output
     assert "no API keys" not in output  # an admin key is a key
+
+
+def test_the_web_ui_sends_no_cors_headers(open_server: Server, figure) -> None:
+    """Gradio reflects any localhost origin with credentials; the server strips that."""
+    import httpx
+
+    origin = "http://localhost:5555"  # another program's page on this machine
+    simple = httpx.get(f"{open_server.url}/ui/config", headers={"Origin": origin}, timeout=30)
+    preflight = httpx.options(
+        f"{open_server.url}/ui/gradio_api/queue/join", timeout=30,
+        headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
+    cors = {k: v for r in (simple, preflight) for k, v in r.headers.items()
+            if k.lower().startswith("access-control-")}
+    assert simple.status_code == 200, simple.status_code
+    assert cors == {}, cors  # was: allow-origin http://localhost:5555, allow-credentials true
+    figure(f"web UI with Origin {origin}: CORS headers {cors or 'none'}")

@@ -18,6 +18,9 @@ In this order, each refusal a JSON error:
    chunked body is refused as soon as the running count passes it, so no more than the
    limit is ever spooled to disk; the 413 closes the connection too, as does any answer
    sent before the whole body was read (a malformed upload's 400, for one).
+
+No answer carries CORS headers (``Access-Control-*``): Gradio adds them to ``/ui/*`` for
+any localhost origin, with credentials, and they are removed on the way out.
 """
 
 from __future__ import annotations
@@ -164,9 +167,12 @@ class RequestGuard:
                 if exceeded:  # whoever answered, an over-size body gets the 413
                     await _too_large(shown)(scope, receive, send)
                     return
+                # no CORS: Gradio's /ui/* would allow any localhost origin with credentials
+                out = [(k, v) for k, v in message.get("headers", [])
+                       if not k.lower().startswith(b"access-control-")]
                 if unread:  # answered before the whole body came: hang up, never drain it
-                    message = {**message, "headers": [
-                        *message.get("headers", []), (b"connection", b"close")]}
+                    out.append((b"connection", b"close"))
+                message = {**message, "headers": out}
             elif exceeded:
                 return
             await send(message)
