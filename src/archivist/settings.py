@@ -210,6 +210,9 @@ class Settings(BaseSettings):
         "bind host is added when it is a specific address.",
     )
     max_upload_mb: int = Field(default=50, ge=1, description="The largest upload, in MB.")
+    job_lease_s: float = Field(
+        default=60.0, ge=1.0, description="Seconds an ingest job stays claimed by a worker "
+        "that stopped renewing it (died) before another worker takes it over.")
     sync_folders: str = Field(
         default="", description="Comma-separated folders the server keeps its collection in "
         "step with (archivist sync --watch, run by the server).")

@@ -263,7 +263,7 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         lines = stage_files(files, jobs.staging_dir(), job.staged)
         if job.staged:
             jobs.submit(job)
-            while not job.done.wait(0.2):
+            while not (job := jobs.refresh(job, 0.2)).done.is_set():
                 progress(job.fraction(), desc=job.describe())
         lines += outcome_lines(job)
         return ("\n".join(lines), *documents(name, request), None)

@@ -137,7 +137,7 @@ async def upload(
     job.rejected = len(job.results)
     jobs.submit(job)
     if wait:
-        await run_in_threadpool(job.done.wait)
+        job = await run_in_threadpool(jobs.wait, job)
         return JSONResponse(job.view().model_dump(), status_code=200)
     return JSONResponse(
         job.view().model_dump(), status_code=202,

@@ -1,0 +1,58 @@
+"""The ingest job queue on both backends: claims, leases, dead workers, give-up reason."""
+
+from __future__ import annotations
+
+import time
+
+from archivist.storage import Database
+from archivist.storage.jobs import MAX_ATTEMPTS, JobQueue
+
+
+def _submit(queue: JobQueue, job_id: str) -> None:
+    queue.submit(job_id, "key:a", "default", "key:a", [f"/staging/{job_id}/a.md"],
+                 {"results": []})
+
+
+def test_each_job_is_claimed_by_one_worker_oldest_first(database: Database) -> None:
+    first, second = JobQueue(database, "w1", 30), JobQueue(database, "w2", 30)
+    _submit(first, "j1")
+    _submit(first, "j2")
+    claimed = [first.claim(), second.claim(), first.claim()]
+    assert [(c.job_id, c.worker) for c in claimed if c] == [("j1", "w1"), ("j2", "w2")]
+    assert claimed[2] is None  # nothing left: a running job under a live lease stays put
+    assert second.renew("j2", {"stage": "embedding"})
+    assert not first.renew("j2")  # not w1's lease
+    assert second.get("j2").progress == {"stage": "embedding"}
+
+
+def test_a_dead_workers_job_is_taken_over_when_its_lease_runs_out(database: Database) -> None:
+    dying, alive = JobQueue(database, "dying", 0.3), JobQueue(database, "alive", 30)
+    _submit(dying, "j1")
+    assert dying.claim() is not None
+    assert alive.claim() is None
+    time.sleep(0.5)  # the dying worker stopped renewing
+    taken = alive.claim()
+    assert taken is not None and (taken.worker, taken.attempts) == ("alive", 2)
+    assert not dying.renew("j1")  # the dead worker, were it to wake, knows it lost the job
+    alive.finish("j1", "done", {"status": "done"})
+    assert alive.get("j1").status == "done" and alive.active() == []
+
+
+def test_a_job_that_keeps_killing_its_worker_fails_with_a_reason(database: Database) -> None:
+    queue = JobQueue(database, "w", 0.01)
+    _submit(queue, "j1")
+    for _ in range(MAX_ATTEMPTS):
+        assert queue.claim() is not None
+        time.sleep(0.05)
+    assert queue.claim() is None
+    failed = queue.get("j1")
+    assert failed.status == "failed" and failed.error is not None
+    assert "interrupted 3 times" in failed.error and "upload the files again" in failed.error
+
+
+def test_a_restarted_embedded_server_frees_its_running_jobs_at_once(database: Database) -> None:
+    old, new = JobQueue(database, "old", 3600), JobQueue(database, "new", 3600)
+    _submit(old, "j1")
+    assert old.claim() is not None and new.claim() is None
+    assert new.release_all() == 1
+    assert new.claim().worker == "new"
