@@ -52,11 +52,8 @@ class Settings(BaseSettings):
         default=None, description="A Qdrant server; empty means embedded Qdrant Edge in data_dir."
     )
     qdrant_api_key: str | None = None
-    database_url: str | None = Field(
-        default=None,
-        description="Where the library's state lives: empty means a SQLite file in data_dir; "
-        "postgresql://user:password@host/db shares it among several workers.",
-    )
+    database_url: str | None = Field(default=None, description="Every table of the library: "
+                                     "empty = data_dir/archivist.sqlite; or postgresql://...")
 
     # --- indexing ------------------------------------------------------------------
     embedding_model: str = Field(
@@ -246,13 +243,9 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str | None) -> str | None:
-        if not value:
-            return None
-        if not value.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg://",
-                                 "postgres://")):
+        if value and not value.startswith(("sqlite:///", "postgresql://", "postgresql+")):
             raise ValueError("use sqlite:///path/to/file or postgresql://user:pass@host/db")
-        return "postgresql://" + value.removeprefix("postgres://") if value.startswith(
-            "postgres://") else value
+        return value or None
 
     @field_validator("data_dir")
     @classmethod
