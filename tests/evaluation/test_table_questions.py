@@ -9,6 +9,7 @@ from archivist.evaluation.qa_datasets import load_qa_dataset
 from archivist.evaluation.qa_metrics import facts_found
 from archivist.index.table_sql import run_select
 from archivist.index.table_store import TableStore
+from archivist.storage.database import Database
 
 DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
@@ -26,7 +27,8 @@ def test_every_question_has_an_answer_and_every_pdf_question_a_gold_page() -> No
 def test_the_spreadsheet_answers_are_what_sql_over_the_loaded_sheets_gives(
     tmp_path: Path,
 ) -> None:
-    store = TableStore(tmp_path / "tables.sqlite")
+    database = Database(f"sqlite:///{tmp_path / 'archivist.sqlite'}")
+    store = TableStore(database)
     for name in ("netflix_segments.csv", "amcor_results.xlsx"):
         store.add("eval", name, load_file(DATA / "tables" / name).tables)
     tables = store.tables("eval", {"netflix_segments.csv", "amcor_results.xlsx"})
@@ -43,9 +45,11 @@ def test_the_spreadsheet_answers_are_what_sql_over_the_loaded_sheets_gives(
                                     "WHERE line_item = 'Net sales'",
         "sheet-amcor-ebit-fy22": "SELECT sum(adjusted_ebit_fy2022) FROM segments",
     }
+    rows = store.rows("eval", [t.table_id for t in tables])
     for item_id, sql in queries.items():
-        (value,) = run_select(store.path, tables, sql).rows[0]
+        (value,) = run_select(tables, rows, sql).rows[0]
         assert facts_found(f"{value:,}", facts[item_id]) == 1.0, (item_id, value)
+    database.close()
 
 
 def test_every_figure_an_answer_is_computed_from_is_printed_on_its_gold_pages() -> None:

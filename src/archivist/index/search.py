@@ -181,9 +181,10 @@ class CollectionRetriever:
 
     def query_tables(self, tables: list[StoredTable], sql: str) -> SqlResult:
         """One read-only SELECT over ``tables`` (see ``index/table_sql.py``)."""
-        settings = self.searcher.store.settings
-        return run_select(self.searcher.store.tables.path, tables, sql,
-                          row_limit=settings.sql_row_limit, seconds=settings.sql_seconds)
+        store = self.searcher.store
+        rows = store.tables.rows(self.collection, [t.table_id for t in tables])
+        return run_select(tables, rows, sql, row_limit=store.settings.sql_row_limit,
+                          seconds=store.settings.sql_seconds)
 
 
 def _hit(payload: dict[str, Any], score: float) -> SearchHit:

@@ -55,7 +55,7 @@ class DocumentStore:
         self.bm25 = BM25Encoder(settings.bm25_language)
         self.graph = EntityGraph(database)
         self.graph_indexer = GraphIndexer(self.graph, self.catalog)
-        self.tables = TableStore(settings.data_dir / "tables.sqlite")
+        self.tables = TableStore(database)
         self._embedder = embedder
         self.write_lock = threading.RLock()
         try:
@@ -75,7 +75,6 @@ class DocumentStore:
         """Release the catalog, the entity graph and the vector engine."""
         self.vectors.close()
         self.graph.close()
-        self.tables.close()
         self.catalog.close()
 
     @property

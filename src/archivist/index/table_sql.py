@@ -1,22 +1,21 @@
 """Run one read-only SELECT over chosen document tables: row limit, time limit, no writes.
 
 The query comes from a model that has read untrusted documents, so it is treated as
-hostile. :func:`run_select` opens ``tables.sqlite`` read-only (``mode=ro``), with
-``query_only`` on, names the chosen tables by temporary views (``"consolidated_statements
-_of_operations"``), and then installs an authorizer that allows only SELECT, reading the
-chosen tables and calling functions other than ``load_extension``: every other action
-(writing, ``ATTACH``, ``PRAGMA``, reading another table or ``sqlite_master``) is refused.
-One statement only; a progress handler stops it at the time limit, and string and blob
-values are capped in length. Identifiers that come from documents are always quoted.
+hostile. :func:`run_select` never runs it on the library's database: it loads the chosen
+tables (typed columns, ``NUMERIC`` for figures) into a private in-memory SQLite database,
+turns ``query_only`` on, and installs an authorizer that allows only SELECT, reading those
+tables and calling functions other than ``load_extension``: every other action (writing,
+``ATTACH``, ``PRAGMA``, reading ``sqlite_master``) is refused. One statement only; a
+progress handler stops it at the time limit, and string and blob values are capped in
+length. Identifiers that come from documents are always quoted.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from archivist.index.table_store import StoredTable, quote
 from archivist.types import ArchivistError, Cell
@@ -72,47 +71,50 @@ def _statement(sql: str) -> str:
     return text
 
 
-def run_select(path: Path, tables: Sequence[StoredTable], sql: str,
+def run_select(tables: Sequence[StoredTable], rows: Mapping[str, list[list[Cell]]], sql: str,
                row_limit: int = ROW_LIMIT, seconds: float = SECONDS) -> SqlResult:
     """Run ``sql`` over ``tables`` (each under its :func:`view_names` name), read-only.
 
-    Raises ``SqlError`` for anything but a single SELECT over those tables that finishes
-    within ``seconds``; the message is SQLite's, fit to show a model for a retry.
+    ``rows`` holds each table's rows by table id. Raises ``SqlError`` for anything but a
+    single SELECT over those tables that finishes within ``seconds``; the message is
+    SQLite's, fit to show a model for a retry.
     """
     statement = _statement(sql)
     started = time.perf_counter()
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
-                               check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise SqlError(f"the tables cannot be opened ({exc})") from None
-    try:
-        return _run(conn, tables, statement, row_limit, seconds, started)
+        names = view_names(tables)
+        for name, table in zip(names, tables, strict=True):
+            _load(conn, name, table, rows.get(table.table_id, []))
+        return _run(conn, tables, set(names), statement, row_limit, seconds, started)
     finally:
         conn.close()
 
 
-def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], statement: str,
-         row_limit: int, seconds: float, started: float) -> SqlResult:
-    views = view_names(tables)
-    physical = {table.sql_table for table in tables}
-    for view, table in zip(views, tables, strict=True):
-        conn.execute(f"CREATE TEMP VIEW {quote(view)} AS "
-                     f"SELECT * FROM main.{quote(table.sql_table)}")
+def _load(conn: sqlite3.Connection, name: str, table: StoredTable,
+          rows: list[list[Cell]]) -> None:
+    columns = ", ".join(f"{quote(c)} {'NUMERIC' if k == 'number' else 'TEXT'}"
+                        for c, k in zip(table.columns, table.kinds, strict=True))
+    conn.execute(f"CREATE TABLE {quote(name)} ({columns})")
+    width = len(table.columns)
+    marks = ", ".join("?" * width)
+    conn.executemany(f"INSERT INTO {quote(name)} VALUES ({marks})",
+                     [(list(row) + [None] * width)[:width] for row in rows])
+
+
+def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], allowed: set[str],
+         statement: str, row_limit: int, seconds: float, started: float) -> SqlResult:
     conn.execute("PRAGMA query_only = ON")
     conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_LENGTH)
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    allowed_views = set(views)
 
     def authorize(action: int, arg1: str | None, arg2: str | None, database: str | None,
                   _source: str | None) -> int:
         if action == sqlite3.SQLITE_SELECT:
             return sqlite3.SQLITE_OK
-        if action == sqlite3.SQLITE_READ:
-            if database == "main" and arg1 in physical or database == "temp" and \
-                    arg1 in allowed_views or not database:  # no database: a WITH table
-                return sqlite3.SQLITE_OK
-            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_READ:  # no database: a WITH table
+            ok = database == "main" and arg1 in allowed or not database
+            return sqlite3.SQLITE_OK if ok else sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_FUNCTION:
             name = (arg2 or "").lower()
             return sqlite3.SQLITE_DENY if name in _DENIED_FUNCTIONS else sqlite3.SQLITE_OK
@@ -120,7 +122,7 @@ def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], statement: str
             return sqlite3.SQLITE_OK
         return sqlite3.SQLITE_DENY
 
-    deadline = started + seconds
+    deadline = time.perf_counter() + seconds  # the query's time, not the loading's
 
     def too_long() -> int:
         return 1 if time.perf_counter() > deadline else 0
@@ -129,7 +131,7 @@ def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], statement: str
     conn.set_progress_handler(too_long, 1000)
     try:
         cursor = conn.execute(statement)
-        rows = cursor.fetchmany(row_limit + 1)
+        found = cursor.fetchmany(row_limit + 1)
     except sqlite3.OperationalError as exc:
         if "interrupted" in str(exc):
             raise SqlError(f"the query took longer than {seconds:g} s and was stopped") from None
@@ -139,7 +141,7 @@ def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], statement: str
     finally:
         conn.set_progress_handler(None, 0)
     columns = [str(d[0]) for d in cursor.description or []]
-    return SqlResult(columns, [list(row) for row in rows[:row_limit]], len(rows) > row_limit,
+    return SqlResult(columns, [list(row) for row in found[:row_limit]], len(found) > row_limit,
                      time.perf_counter() - started, list(tables))
 
 

@@ -161,6 +161,27 @@ graph_links = Table(
     Index("graph_links_doc", "collection", "document_id"),
 )
 
+# --- the tables found in documents, as data -----------------------------------------------
+data_tables = Table(
+    "data_tables", metadata,
+    Column("collection", Text, nullable=False),
+    Column("table_id", Text, nullable=False),
+    Column("document_id", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("caption", Text, nullable=False),
+    Column("heading_path", Text, nullable=False),  # JSON list
+    Column("page_start", Integer),
+    Column("page_end", Integer),
+    Column("unit", Text, nullable=False),
+    Column("columns", Text, nullable=False),  # JSON: [{name, label, kind}]
+    Column("row_count", Integer, nullable=False),
+    Column("row_labels", Text, nullable=False),  # JSON: each row's first cell
+    Column("rows", Text, nullable=False),  # JSON: the typed values, row by row
+    PrimaryKeyConstraint("collection", "table_id"),
+    Index("data_tables_document", "collection", "document_id"),
+)
+
 # --- ingest jobs: a queue any worker claims from ----------------------------------------
 jobs = Table(
     "jobs", metadata,
