@@ -1,4 +1,4 @@
-"""``archivist serve`` (HTTP API + web UI in one process) and ``archivist mcp`` (stdio)."""
+"""``archivist serve`` (HTTP API + web UI; ``--workers N`` processes) and ``archivist mcp``."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from archivist.app.server_file import (
     remove_server_file,
     write_server_file,
 )
+from archivist.settings import Settings
 from archivist.types import ArchivistError
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -53,6 +54,37 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def workers_problem(settings: Settings, workers: int) -> str | None:
+    """Why ``workers`` processes cannot share this library, in one line (``None``: they can)."""
+    from archivist.index.engines import embedded_engine
+    from archivist.storage import is_embedded
+
+    if workers <= 1:
+        return None
+    if is_embedded(settings.database_url):
+        return (f"--workers {workers}: embedded storage serves one process; set database_url "
+                "(ARCHIVIST_DATABASE_URL) to a postgresql:// database to run several")
+    if embedded_engine(settings):
+        return (f"--workers {workers}: the embedded vector engine serves one process; set "
+                "qdrant_url (ARCHIVIST_QDRANT_URL) to a shared engine to run several")
+    return None
+
+
+def _serve_workers(settings: Settings, sock: socket.socket, workers: int, token: str) -> None:
+    """Run ``workers`` server processes on ``sock`` (each builds its own app)."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from archivist.app.api.workers import WORKER_TOKEN
+
+    os.environ.update({"ARCHIVIST_DATA_DIR": str(settings.data_dir.resolve()),
+                       "ARCHIVIST_COLLECTION": settings.collection,
+                       "ARCHIVIST_HOST": settings.host, WORKER_TOKEN: token})
+    config = uvicorn.Config("archivist.app.api.workers:worker_app", factory=True,
+                            workers=workers, log_level="warning", timeout_keep_alive=30)
+    Multiprocess(config, sockets=[sock]).run()
+
+
 def register(app: typer.Typer) -> None:
     """Add ``serve`` and ``mcp`` to the CLI."""
 
@@ -66,18 +98,28 @@ def register(app: typer.Typer) -> None:
         ] = None,
         data_dir: DataDir = None,
         collection: Collection = None,
+        workers: Annotated[
+            int, typer.Option(min=1, max=64, help="Server processes (more than 1 needs "
+                              "database_url on PostgreSQL and a shared vector engine).")
+        ] = 1,
     ) -> None:
         """Serve the HTTP API, the OpenAI-compatible endpoint and the web UI."""
         import uvicorn
 
         from archivist.app.api.app import create_app
+        from archivist.app.api.auth import key_checker
         from archivist.application import Application
 
         quiet_libraries()
         logging.getLogger("archivist.sync").setLevel(logging.INFO)  # what a watched folder did
         settings = settings_from_cli(host=host, port=port, data_dir=data_dir, collection=collection)
-        try:
-            api = create_app(Application(settings), close_application=True)
+        if problem := workers_problem(settings, workers):
+            fail(problem, EXIT_USAGE)
+        try:  # with several workers, this process only checks that the library opens
+            api = (create_app(Application(settings), close_application=True)
+                   if workers == 1 else None)
+            if api is None:
+                Application(settings).close()
         except ArchivistError as exc:
             fail(str(exc), EXIT_ERROR)
         except RuntimeError as exc:  # embedded Qdrant already open in another process
@@ -87,7 +129,7 @@ def register(app: typer.Typer) -> None:
         shown = f"[{settings.host}]" if ":" in settings.host else settings.host
         url = f"http://{shown}:{bound_port}"
         console.print(f"Archivist listening on {url}  (web UI {url}/ui · API docs {url}/docs)")
-        if settings.host not in LOCAL_HOSTS and not api.state.keys.enabled:
+        if settings.host not in LOCAL_HOSTS and not key_checker(settings).enabled:
             err_console.print(
                 "[yellow]warning:[/yellow] listening beyond localhost with no API keys; "
                 "set ARCHIVIST_API_KEYS to require them"
@@ -100,6 +142,13 @@ def register(app: typer.Typer) -> None:
             )
         # the CLI on this machine finds the server here and goes through it
         address = ServerAddress(_reachable(settings.host, bound_port), new_token(), os.getpid())
+        if api is None:
+            write_server_file(settings.data_dir, address)
+            try:
+                _serve_workers(settings, sock, workers, address.token)
+            finally:
+                remove_server_file(settings.data_dir, address)
+            return
         api.state.keys.allow_local(address.token)
         write_server_file(settings.data_dir, address)
         # uvicorn ends the process with the signal that stopped it: withdraw on shutdown
