@@ -30,7 +30,7 @@ from archivist.documents.conversion import (
     conversion_pool,
     converted_ahead,
 )
-from archivist.documents.loaders import SUPPORTED_SUFFIXES, iter_files, load_file, markdown_title
+from archivist.documents.loaders import iter_files, load_file, markdown_title, refused
 from archivist.documents.pdf import OcrMode
 from archivist.index.sparse import SparseVector
 from archivist.index.store import DocumentStore
@@ -205,9 +205,9 @@ class Ingestor:
 
     def _prepare(self, path: Path) -> FileResult | ConversionJob:
         """What is known before converting: skipped, unreadable, unchanged, or a job."""
-        if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-            reason = f"unsupported file type '{path.suffix or '(none)'}'"
-            return FileResult(str(path), IngestOutcome.SKIPPED, reason=reason)
+        refusal = refused(path)  # an unsupported type, or a text file over its size limit
+        if refusal is not None:
+            return refusal
         try:
             data = path.read_bytes()
         except OSError as exc:

@@ -10,11 +10,17 @@ from pathlib import Path
 from archivist.documents.pdf import OcrMode, PageCallback, load_pdf
 from archivist.documents.spreadsheets import SHEET_SUFFIXES, load_sheet_file
 from archivist.documents.word import load_docx
-from archivist.types import LoadedDocument, LoadError, UnsupportedFile
+from archivist.types import FileResult, IngestOutcome, LoadedDocument, LoadError, UnsupportedFile
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
     {".pdf", ".md", ".markdown", ".txt", ".html", ".htm", ".docx", *SHEET_SUFFIXES}
 )
+
+# A text file (Markdown, text, HTML) is read whole and cut into chunks: 200 MB of Markdown
+# took 2.5 GB. Past this size it fails with one line, in every interface (an upload is also
+# capped by max_upload_mb, 50 MB by default). PDFs and Word files have their own bounds.
+MAX_TEXT_FILE_BYTES = 50 * 1024 * 1024
+_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".html", ".htm"})
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -52,6 +58,8 @@ def _load(
     if suffix not in SUPPORTED_SUFFIXES:
         kind = f"'{path.suffix}'" if path.suffix else "(no file extension)"
         raise UnsupportedFile(f"{path}: unsupported file type {kind}")
+    if path.is_file():
+        check_file_size(path)
     data = _read_bytes(path)
     if not data.strip():
         raise LoadError(f"{path}: empty file")
@@ -84,6 +92,33 @@ def markdown_title(text: str, default: str) -> str:
     """A Markdown text's first level-1 heading, else ``default``."""
     match = _ATX_TITLE.search(text)
     return match.group(1).strip() if match else default
+
+
+def check_file_size(path: Path) -> None:
+    """``LoadError`` for a text file over ``MAX_TEXT_FILE_BYTES`` (checked before reading)."""
+    size = path.stat().st_size if path.suffix.lower() in _TEXT_SUFFIXES else 0
+    if size > MAX_TEXT_FILE_BYTES:
+        mb = 1024 * 1024
+        raise LoadError(f"{path}: refused, {size / mb:.0f} MB of text (the limit for a text "
+                        f"file is {MAX_TEXT_FILE_BYTES // mb} MB)")
+
+
+def refused(path: Path) -> FileResult | None:
+    """Skipped (an unsupported type) or failed (a text file over its limit) before reading.
+
+    ``None`` when the file may be read (an unreadable one fails when it is read).
+    """
+    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        reason = f"unsupported file type '{path.suffix or '(none)'}'"
+        return FileResult(str(path), IngestOutcome.SKIPPED, reason=reason)
+    try:
+        check_file_size(path)
+    except LoadError as exc:
+        reason = str(exc).removeprefix(f"{path}: ")
+        return FileResult(str(path), IngestOutcome.FAILED, reason=reason)
+    except OSError:
+        return None
+    return None
 
 
 def iter_files(paths: Iterable[Path]) -> Iterator[Path]:
