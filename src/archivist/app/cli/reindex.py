@@ -1,6 +1,12 @@
-"""``archivist reindex``: rebuild the embedded vectors of every collection from the catalog."""
+"""Library upkeep: ``archivist reindex`` and ``archivist migrate --to postgresql://...``.
+
+``reindex`` rebuilds the embedded vectors from the catalog; ``migrate`` copies an embedded
+library into PostgreSQL.
+"""
 
 from __future__ import annotations
+
+from typing import Annotated
 
 import typer
 from rich.progress import (
@@ -13,6 +19,7 @@ from rich.progress import (
 )
 
 from archivist.app.cli.common import (
+    EXIT_DEGRADED,
     EXIT_ERROR,
     DataDir,
     console,
@@ -71,3 +78,35 @@ def register(app: typer.Typer) -> None:
             console.print(
                 f"the old vector store is kept in {report.backup} (delete it once satisfied)"
             )
+
+    @app.command()
+    def migrate(
+        to: Annotated[str, typer.Option("--to", help="The PostgreSQL database to copy into "
+                                        "(postgresql://user:password@host/db).")],
+        data_dir: DataDir = None,
+    ) -> None:
+        """Copy this embedded library (documents, vectors, conversations, feedback) to PostgreSQL.
+
+        Safe to run again: what is already there is kept. Point database_url at the target
+        afterwards to serve the library from it.
+        """
+        from archivist.migrate import migrate_library
+        from archivist.storage import redacted
+
+        quiet_libraries()
+        settings = settings_from_cli(data_dir=data_dir)
+        try:
+            report = migrate_library(settings, to, lambda line: err_console.print(line))
+        except LibraryInUse as exc:
+            fail(in_use_message(settings, exc, "migrate"), EXIT_ERROR)
+        except ArchivistError as exc:
+            fail(str(exc), EXIT_ERROR)
+        documents = report.tables.get("documents", (0, 0))[0]
+        vectors = sum(source for source, _ in report.vectors.values())
+        console.print(f"copied to {redacted(to)}: {documents} documents, {vectors} vectors, "
+                      f"{report.checkpoints[0]} checkpoints, "
+                      f"{report.tables.get('turns', (0, 0))[0]} turns, "
+                      f"{report.tables.get('feedback', (0, 0))[0]} ratings")
+        if problems := report.mismatches():
+            fail("the counts differ: " + "; ".join(problems), EXIT_DEGRADED)
+        console.print("every count matches")
