@@ -11,7 +11,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -26,7 +26,9 @@ from archivist.settings_sources import InvalidSettings as InvalidSettings
 from archivist.settings_sources import check_sources, config_file
 
 SearchMode = Literal["hybrid", "bm25", "dense", "multihop", "graph"]
-SEARCH_MODES: tuple[str, ...] = ("hybrid", "bm25", "dense", "multihop", "graph")
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
+SEARCH_MODES_TEXT = ", ".join(SEARCH_MODES[:-1]) + " or " + SEARCH_MODES[-1]
+"""The search modes as a phrase for help texts and schemas: "hybrid, bm25, ... or graph"."""
 MAX_SEARCH_K = 100
 QUERY_MAX_CHARS = 2_000  # a search query, in every interface
 COLLECTION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"

@@ -110,6 +110,8 @@ class Section:
     page_end: int | None = None
     kind: str = "body"
     """``"body"``, or ``"contents"``/``"index"`` for a table of contents or an index."""
+    sections: list[list[str]] | None = None
+    """The heading path of each section whose text this slice holds, in reading order."""
 
 
 @dataclass
@@ -126,6 +128,18 @@ class Parent:
     collection: str = "default"
     kind: str = "body"
     """``"body"``, or ``"contents"``/``"index"``: a flagged section, its children unsearched."""
+    sections: list[list[str]] | None = None
+    """The heading path of each section whose text the parent holds (see ``Child``)."""
+
+    @property
+    def location_path(self) -> list[str]:
+        """The headings its citations name (see ``cited_headings``)."""
+        return cited_headings(self.sections, self.heading_path)[0]
+
+    def location(self, title: str) -> str:
+        """Its pages, or its first section and how many more (``title``: the document's)."""
+        path, more = cited_headings(self.sections, self.heading_path)
+        return format_location(self.page_start, self.page_end, path, title, more)
 
 
 @dataclass
@@ -142,6 +156,13 @@ class Child:
     page_end: int | None
     kind: str = "body"
     """``"body"``; ``"contents"``/``"index"`` children are stored but never searched."""
+    sections: list[list[str]] | None = None
+    """The heading path of each section whose text the child holds, in reading order.
+
+    ``heading_path`` is its parent's (what all of the parent's text shares, the context
+    embedded with it); ``sections`` is what a citation names: the first one, and how many
+    more the text runs into. ``None`` in a library ingested before children carried it.
+    """
 
 
 @dataclass
@@ -179,17 +200,25 @@ class SearchHit:
     score: float
     document_title: str = ""
     """The document's title, looked up for a hit before any heading (see ``section``)."""
+    sections: list[list[str]] | None = None
+    """The sections the child's text holds (see ``Child.sections``)."""
+
+    @property
+    def location_path(self) -> list[str]:
+        """The headings of the section the hit's text starts in (see ``cited_headings``)."""
+        return cited_headings(self.sections, self.heading_path)[0]
 
     @property
     def section(self) -> list[str]:
         """The hit's headings; before any heading, the document's title (or file name)."""
-        return section_path(self.heading_path, document_title(self.document_title,
-                                                              self.document_name))
+        return section_path(self.location_path, document_title(self.document_title,
+                                                               self.document_name))
 
     @property
     def pages(self) -> str:
         """Where the hit is: ``p. 3``/``pp. 3-5``, or ``§ Install › Linux`` without pages."""
-        return format_location(self.page_start, self.page_end, self.section)
+        more = cited_headings(self.sections, self.heading_path)[1]
+        return format_location(self.page_start, self.page_end, self.section, more=more)
 
     def to_dict(self) -> dict[str, Any]:
         """The hit as JSON (the API's ``/v1/search`` and ``archivist search --json``)."""
@@ -199,7 +228,8 @@ class SearchHit:
             "pages": self.pages,
             "page_start": self.page_start,
             "page_end": self.page_end,
-            "heading_path": list(self.heading_path),
+            "heading_path": self.location_path,
+            "sections": self.sections,
             "document_title": self.document_title,
             "score": self.score,
             "text": self.text,
@@ -218,20 +248,34 @@ def format_pages(start: int | None, end: int | None) -> str:
 
 
 def format_location(
-    start: int | None, end: int | None, heading_path: list[str], title: str = ""
+    start: int | None, end: int | None, heading_path: list[str], title: str = "", more: int = 0
 ) -> str:
     """Where a passage is, for citations: its pages, or its section when it has no pages.
 
     ``p. 3`` for a PDF, ``§ Installation › Linux`` for Markdown, HTML and Word, empty when
     neither is known. Text before the first heading (or in a document without headings)
     is named after the document: ``§ Greenhouse Handbook`` (``title``, see
-    ``section_path``). Every interface shows this one label.
+    ``section_path``). A passage that runs on into ``more`` further sections says so:
+    ``§ Installation › Linux (+1 more)``. Every interface shows this one label.
     """
     pages = format_pages(start, end)
     path = section_path(heading_path, title)
     if pages or not path:
         return pages
-    return "§ " + " › ".join(path)
+    return "§ " + " › ".join(path) + (f" (+{more} more)" if more > 0 else "")
+
+
+def cited_headings(
+    sections: list[list[str]] | None, heading_path: list[str]
+) -> tuple[list[str], int]:
+    """What a citation names: the first section a text holds, and how many more it holds.
+
+    ``sections`` is ``None`` in a library ingested before chunks carried their sections:
+    the chunk's ``heading_path`` (its parent's shared headings) stands in.
+    """
+    if not sections:
+        return list(heading_path), 0
+    return list(sections[0]), len(sections) - 1
 
 
 def section_path(heading_path: list[str], title: str) -> list[str]:

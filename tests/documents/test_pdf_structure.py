@@ -252,9 +252,10 @@ def test_markdown_hits_name_their_section(tmp_path: Path, embedder) -> None:
         "double-click it; the wizard registers the service for you.\n",
         encoding="utf-8",
     )
-    settings = Settings(data_dir=tmp_path / "lib", parent_min_chars=0)
+    settings = Settings(data_dir=tmp_path / "lib")  # the default sizes: one parent for both
     with Application(settings, embedder=embedder) as library:
         assert library.ingest.files([guide]).counts["added"] == 1
+        assert len(library.store.parents_of(library.store.documents()[0].document_id)) == 1
         [hit, *_] = library.searcher.search("package manager service at boot", k=3)
     assert hit.pages == "§ Installation › Linux"
     assert format_location(3, 4, ["Installation"]) == "pp. 3-4"  # PDFs name pages

@@ -76,8 +76,29 @@ def _dedupe(items: list[Evidence]) -> list[Source]:
     return out[:MAX_SOURCES]
 
 
+def _located(evidence: list[Evidence]) -> list[Evidence]:
+    """Sections read in full, named by the section of the passage that led to them.
+
+    A section without pages (Markdown, HTML, Word) read in full spans several headings;
+    when a search hit in it was retrieved too, the citation names the hit's section (the
+    text that answered) rather than the first heading of the whole parent.
+    """
+    first_hit: dict[str, Evidence] = {}
+    for item in evidence:
+        if item["kind"] == "hit":
+            first_hit.setdefault(item["parent_id"], item)
+    out = []
+    for item in evidence:
+        hit = first_hit.get(item["parent_id"]) if item["kind"] == "parent" else None
+        if hit is not None and item["page_start"] is None and hit["page_start"] is None:
+            item = {**item, "pages": hit["pages"], "heading_path": hit.get("heading_path", [])}
+        out.append(item)
+    return out
+
+
 def build_sources(answer: str, evidence: list[Evidence]) -> SourceReport:
     """Sources for ``answer`` from ``evidence`` only."""
+    evidence = _located(evidence)
     # names are cited as the passage headers showed them (quoted: no ", < or >)
     shown = {quote_attr(e["document_name"]).lower(): e["document_name"].lower()
              for e in evidence}

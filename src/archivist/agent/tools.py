@@ -19,7 +19,7 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.tables import label_year_columns
 from archivist.index.retriever import Retriever
-from archivist.types import Parent, SearchHit, document_title, format_location
+from archivist.types import Parent, SearchHit, document_title
 from archivist.web import WebResult
 
 SEARCH = "search_documents"
@@ -87,7 +87,7 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
         page_end=hit.page_end,
         sub_question=sub_question,
         text=_quote(hit.text.strip(), MAX_PASSAGE_CHARS),
-        heading_path=list(hit.heading_path),
+        heading_path=hit.location_path,
         score=hit.score,
     )
 
@@ -101,12 +101,12 @@ def parent_evidence(
         parent_id=parent.parent_id,
         document_id=parent.document_id,
         document_name=document_name,
-        pages=format_location(parent.page_start, parent.page_end, parent.heading_path, title),
+        pages=parent.location(title),
         page_start=parent.page_start,
         page_end=parent.page_end,
         sub_question=sub_question,
         text=_quote(parent.text.strip(), MAX_PARENT_CHARS),
-        heading_path=list(parent.heading_path),
+        heading_path=parent.location_path,
     )
 
 
@@ -171,7 +171,7 @@ def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
         if parent is None or document is None:
             return f"unknown id: {quote_attr(text_id[:200])}", []
         title = document_title(document.title, document.name)
-        pages = format_location(parent.page_start, parent.page_end, parent.heading_path, title)
+        pages = parent.location(title)
         block = passage_block(parent.parent_id, document.name, pages, parent.text, MAX_PARENT_CHARS)
         return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name, title=title)]
 

@@ -6,6 +6,7 @@ See :func:`split_children` for the rules; :mod:`archivist.documents.chunking` ma
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -27,6 +28,7 @@ def split_children(
     overlap: int = 100,
     doc: LoadedDocument | None = None,
     header: str = "",
+    cuts: tuple[int, ...] | list[int] = (),
 ) -> list[Section]:
     """Cut a parent into overlapping children of about ``size`` characters.
 
@@ -43,6 +45,9 @@ def split_children(
     parent's heading path and kind. Their pages come from ``doc`` when given, else they
     are the parent's pages. ``header`` is the header of a table the parent starts inside
     (see ``tables.continued_header``): every child holding those leading rows repeats it.
+    ``cuts`` are document offsets where a section starts (its heading line): text is never
+    cut across one, so a child holds one section's text unless a piece under ``MIN_TEXT``
+    joined it from the next (or the previous) section.
     """
     splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap)
     pieces: list[tuple[int, int, str]] = []  # (start, end) in section.text, header
@@ -55,7 +60,9 @@ def split_children(
         if block.is_table:
             pieces += [(p.start, p.end, p.header) for p in split_table(section.text, block, size)]
         else:
-            pieces += _text_pieces(section.text, block, splitter, overlap)
+            inner = [c - section.start for c in cuts if block.start < c - section.start < block.end]
+            for a, b in pairwise([block.start, *inner, block.end]):
+                pieces += _text_pieces(section.text, Block(a, b, False), splitter, overlap)
     pieces = _without_lone_headings(section.text, pieces, section.heading_path)
     pieces = _merge_small(section.text, pieces, size + 2 * MIN_TEXT)
     children: list[Section] = []

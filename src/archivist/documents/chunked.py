@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from archivist.documents.chunking import heading_path_text, split_children, split_parents
+from archivist.documents.chunking import (
+    heading_path_text,
+    heading_sections,
+    split_children,
+    split_parents,
+)
+from archivist.documents.headings import HEADING
 from archivist.documents.tables import blocks, continued_header
 from archivist.settings import Settings
 from archivist.types import Child, LoadedDocument, Parent
@@ -45,9 +52,12 @@ def chunk_document(
     """Parents by headings, children inside each parent, with ids and pages.
 
     A parent that starts inside a table larger than a parent begins with that table's
-    header rows again, and so do its children holding those rows.
+    header rows again, and so do its children holding those rows. Every parent and child
+    carries the sections its text holds (see ``sections_held``), which its citations name.
     """
     out = Chunked(loaded)
+    marks = heading_sections(loaded.markdown)
+    cuts = [start for start, _, _ in marks]
     parts = split_parents(loaded, sizes.parent_min_chars, sizes.parent_max_chars)
     tables = [block for block in blocks(loaded.markdown) if block.is_table]
     for p_pos, section in enumerate(parts):
@@ -64,10 +74,12 @@ def chunk_document(
                 page_end=section.page_end,
                 collection=collection,
                 kind=section.kind,
+                sections=sections_held(loaded.markdown, marks, section.start, section.end),
             )
         )
         pieces = split_children(
-            section, sizes.child_chars, sizes.child_overlap, doc=loaded, header=header
+            section, sizes.child_chars, sizes.child_overlap, doc=loaded, header=header,
+            cuts=cuts,
         )
         for piece in pieces:
             out.children.append(
@@ -81,6 +93,7 @@ def chunk_document(
                     page_start=piece.page_start,
                     page_end=piece.page_end,
                     kind=piece.kind,
+                    sections=sections_held(loaded.markdown, marks, piece.start, piece.end),
                 )
             )
     place_tables(loaded, out.parents)
@@ -102,6 +115,33 @@ def place_tables(loaded: LoadedDocument, parents: list[Parent]) -> None:
         chosen = chosen or (on_page[0] if on_page else (parents[0] if parents else None))
         if chosen is not None and not table.heading_path:
             table.heading_path = list(chosen.heading_path)
+
+
+def sections_held(
+    markdown: str, marks: list[tuple[int, int, tuple[str, ...]]], start: int, end: int
+) -> list[list[str]]:
+    """The heading path of each section whose text ``markdown[start:end]`` holds, in order.
+
+    ``marks`` are the document's ``heading_sections``. A section counts when the slice holds
+    some of its text beyond its heading line, so a child that opens with the heading of the
+    next section names that section, and one that ends on a heading does not name it. A
+    slice with nothing but headings names the section of its last heading (a lone heading
+    belongs to what follows it). Text before the first heading has the path ``[]``.
+    """
+    at = max(bisect_right([mark[0] for mark in marks], start) - 1, 0)
+    held: list[list[str]] = []
+    last: list[str] = []
+    while at < len(marks) and marks[at][0] < end:
+        begin, stop, path = marks[at]
+        line_end = markdown.find("\n", begin, stop)
+        line_end = stop if line_end < 0 else line_end
+        if HEADING.fullmatch(markdown[begin:line_end]):
+            begin = line_end
+        last = list(path)
+        if markdown[max(begin, start) : min(stop, end)].strip() and (not held or held[-1] != last):
+            held.append(last)
+        at += 1
+    return held or [last]
 
 
 def embedding_text(child: Child, title: str) -> str:

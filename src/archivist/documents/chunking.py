@@ -52,7 +52,7 @@ from archivist.documents.headings import HEADING, clean_title
 from archivist.documents.tables import is_delimiter_row
 from archivist.types import LoadedDocument, Section
 
-__all__ = ["MIN_TEXT", "heading_path_text", "split_children", "split_parents"]
+__all__ = ["MIN_TEXT", "heading_path_text", "heading_sections", "split_children", "split_parents"]
 
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*$", re.MULTILINE)
@@ -199,6 +199,14 @@ def _heading_units(text: str) -> list[_Unit]:
         group = units[0].group if units else 0
         units.insert(0, _unit(text, 0, first, (), group))
     return units
+
+
+def heading_sections(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
+    """``(start, end, heading path)`` of every H1-H3 section (and the text before the first).
+
+    The sections are contiguous and in reading order; each starts at its heading line.
+    """
+    return [(unit.start, unit.end, unit.path) for unit in _heading_units(text)]
 
 
 def _unit(

@@ -45,7 +45,13 @@ def _chunk_row(collection: str, chunk: Parent | Child) -> dict[str, Any]:
         "collection": collection, "document_id": chunk.document_id, "position": chunk.position,
         "text": chunk.text, "heading_path": json.dumps(chunk.heading_path),
         "page_start": chunk.page_start, "page_end": chunk.page_end, "kind": chunk.kind,
+        "sections": None if chunk.sections is None else json.dumps(chunk.sections),
     }
+
+
+def _sections(value: str | None) -> list[list[str]] | None:
+    """A chunk's stored sections; ``None`` when it was ingested before they were kept."""
+    return None if value is None else json.loads(value)
 
 
 class Catalog:
@@ -196,6 +202,7 @@ class Catalog:
             page_end=row["page_end"],
             collection=collection,
             kind=row["kind"],
+            sections=_sections(row["sections"]),
         )
 
     def parent(self, collection: str, parent_id: str) -> Parent | None:
@@ -230,6 +237,7 @@ class Catalog:
                 page_start=r["page_start"],
                 page_end=r["page_end"],
                 kind=r["kind"],
+                sections=_sections(r["sections"]),
             )
             for r in rows
         ]

@@ -187,6 +187,7 @@ def _hit(child: Child, document_name: str, score: float) -> SearchHit:
         page_start=child.page_start,
         page_end=child.page_end,
         score=score,
+        sections=child.sections,
     )
 
 

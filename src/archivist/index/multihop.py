@@ -182,6 +182,7 @@ def fuse(lists: Sequence[tuple[float, Sequence[SearchHit]]], k: int) -> list[Sea
                 page_start=hit.page_start,
                 page_end=hit.page_end,
                 score=scores[cid],
+                sections=hit.sections,
             )
         )
     return fused

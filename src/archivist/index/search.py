@@ -19,7 +19,13 @@ from archivist.index.retriever import Retriever
 from archivist.index.store import DocumentStore
 from archivist.index.table_sql import SqlResult, run_select
 from archivist.index.table_store import StoredTable
-from archivist.settings import COLLECTION_PATTERN, MAX_SEARCH_K, QUERY_MAX_CHARS, SearchMode
+from archivist.settings import (
+    COLLECTION_PATTERN,
+    MAX_SEARCH_K,
+    QUERY_MAX_CHARS,
+    SEARCH_MODES_TEXT,
+    SearchMode,
+)
 from archivist.types import DocumentRecord, Parent, SearchHit
 
 
@@ -35,7 +41,7 @@ class SearchRequest(BaseModel):
         default=None, ge=1, le=MAX_SEARCH_K, description="How many hits (default: search_k)."
     )
     mode: SearchMode | None = Field(
-        default=None, description="hybrid, bm25 or dense (default: search_mode)."
+        default=None, description=f"{SEARCH_MODES_TEXT} (default: search_mode)."
     )
     collection: str | None = Field(
         default=None, pattern=COLLECTION_PATTERN, description="Collection (default: configured)."
@@ -90,7 +96,7 @@ class HybridSearcher:
         Their section is named after the document (``§ Greenhouse Handbook`` without
         pages), as a citation of the same section read in full is.
         """
-        untitled = {h.document_id for h in hits if not h.heading_path}
+        untitled = {h.document_id for h in hits if not h.location_path}
         titles = {}
         for document_id in untitled:
             record = self.store.catalog.document(collection, document_id)
@@ -199,4 +205,5 @@ def _hit(payload: dict[str, Any], score: float) -> SearchHit:
         page_start=payload.get("page_start"),
         page_end=payload.get("page_end"),
         score=score,
+        sections=payload.get("sections"),
     )

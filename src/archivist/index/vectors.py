@@ -164,6 +164,7 @@ def child_payload(child: Child, document_name: str) -> dict[str, Any]:
         "page_start": child.page_start,
         "page_end": child.page_end,
         "kind": child.kind,
+        **({} if child.sections is None else {"sections": child.sections}),
     }
 
 

@@ -67,6 +67,9 @@ def _chunk_table(name: str, id_column: str, *extra: Column[Any]) -> Table:
         Column("page_start", Integer),
         Column("page_end", Integer),
         Column("kind", Text, nullable=False, server_default="body"),
+        # JSON: the heading path of each section the chunk's text holds; NULL when it was
+        # ingested before chunks carried them (citations then use heading_path)
+        Column("sections", Text),
         PrimaryKeyConstraint("collection", id_column),
         Index(f"{name}_document", "collection", "document_id"),
     )

@@ -14,7 +14,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.settings import Settings
+from archivist.settings import SEARCH_MODES, Settings
 
 
 def _structured(result: Any) -> dict[str, Any]:
@@ -53,6 +53,8 @@ def test_mcp_tools_over_stdio(data_dir: Path, tmp_path: Path) -> None:
                     tools["search_documents"].inputSchema  # type: ignore[attr-defined]
                 assert schema["required"] == ["query"]
                 assert schema["properties"]["query"]["description"]
+                mode = json.dumps(schema["properties"]["mode"])
+                assert all(f"{name}," in mode or f"{name} " in mode for name in SEARCH_MODES)
                 assert tools["ask"].description
 
                 listing = _structured(await session.call_tool("list_documents", {}))

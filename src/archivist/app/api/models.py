@@ -118,7 +118,11 @@ class SearchHitOut(BaseModel):
     pages: str
     page_start: int | None
     page_end: int | None
-    heading_path: list[str]
+    heading_path: list[str] = Field(description=(
+        "The headings of the section the text starts in (deepest last)."))
+    sections: list[list[str]] | None = Field(default=None, description=(
+        "The heading path of every section the text holds, in order (more than one: the "
+        "text runs on into the next); null in a library ingested before sections were kept."))
     document_title: str = Field(default="", description=(
         "The document's title, given to a hit before any heading: its location names it."))
     text: str

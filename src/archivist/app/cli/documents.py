@@ -110,6 +110,7 @@ def chunk_json(chunk: Parent | Child) -> dict[str, Any]:
         "page_start": chunk.page_start,
         "page_end": chunk.page_end,
         "heading_path": list(chunk.heading_path),
+        "sections": chunk.sections,
         "chars": len(chunk.text),
         "kind": chunk.kind,
         "text": chunk.text,

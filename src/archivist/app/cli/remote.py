@@ -201,6 +201,7 @@ class RemoteApplication:
                 page_end=h["page_end"],
                 score=h["score"],
                 document_title=h.get("document_title", ""),
+                sections=h.get("sections"),
             )
             for h in body["hits"]
         ]

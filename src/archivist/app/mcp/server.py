@@ -22,7 +22,7 @@ from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
 from archivist.app.server_file import running_server
 from archivist.application import Application
 from archivist.index.search import SearchRequest
-from archivist.settings import MAX_SEARCH_K, SearchMode, Settings
+from archivist.settings import MAX_SEARCH_K, SEARCH_MODES_TEXT, SearchMode, Settings
 
 if TYPE_CHECKING:
     from archivist.app.cli.remote import RemoteApplication
@@ -106,7 +106,7 @@ def build_server(application: Application | RemoteApplication) -> Any:
                                     description="What to look for.")],
         k: Annotated[int | None, Field(ge=1, le=MAX_SEARCH_K, description="How many "
                                        "passages (default: the search_k setting).")] = None,
-        mode: Annotated[SearchMode | None, Field(description="hybrid, bm25 or dense "
+        mode: Annotated[SearchMode | None, Field(description=f"{SEARCH_MODES_TEXT} "
                                                  "(default: the search_mode setting).")] = None,
         collection: Annotated[str | None, Field(description="Collection; default the "
                                                 "library's.")] = None,

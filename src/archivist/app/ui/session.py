@@ -88,7 +88,9 @@ class UiConversations:
         lines = [label]
         if parent is not None:
             title = document_title(document.title, document.name)
-            where = " › ".join(section_path(parent.heading_path, title))
+            cited = source.get("heading_path")  # the cited text's section (else the parent's)
+            headings = list(cited) if isinstance(cited, list) else parent.location_path
+            where = " › ".join(section_path(headings, title))
             pages = format_pages(parent.page_start, parent.page_end)
             lines.append(f"_Section: {where}" + (f" ({pages})_" if pages else "_"))
         if passage:

@@ -28,7 +28,6 @@ from archivist.types import (
     DocumentRecord,
     LoadError,
     document_title,
-    format_location,
     format_pages,
 )
 
@@ -93,8 +92,7 @@ def build_router() -> APIRouter:
             position=parent.position, heading_path=parent.heading_path,
             page_start=parent.page_start, page_end=parent.page_end,
             pages=format_pages(parent.page_start, parent.page_end), text=parent.text,
-            location=format_location(parent.page_start, parent.page_end, parent.heading_path,
-                                     document_title(record.title, record.name)),
+            location=parent.location(document_title(record.title, record.name)),
         )
 
     @router.get(
