@@ -177,7 +177,8 @@ def test_compression_keeps_facts_and_no_search_is_repeated(make_service) -> None
         return tool_call("search_documents", query=query) if query else None
 
     llm = ScriptedChatModel(rules=[research])
-    events = run(make_service(llm, compression_tokens=200), "How do I install PostgreSQL?")
+    # notes of ~210 tokens (cited with their section) stay under the threshold once written
+    events = run(make_service(llm, compression_tokens=250), "How do I install PostgreSQL?")
 
     assert steps(events, "compress")
     searches = [s["detail"] for s in steps(events, "search")]
@@ -237,7 +238,7 @@ def test_invented_source_is_absent_from_sources(make_service) -> None:
         return None
 
     events = run(make_service(ScriptedChatModel(rules=[cite_badly])), "Install PostgreSQL?")
-    assert source_names(events) == ["postgres-guide.md"]
+    assert set(source_names(events)) == {"postgres-guide.md"}  # its sections, each listed
     assert [s["detail"] for s in steps(events, "dropped_citation")] == ["secret-plans.pdf"]
 
 
@@ -274,5 +275,8 @@ def test_a_markdown_source_names_its_section(make_service) -> None:
     events = run(make_service(ScriptedChatModel()), "How do I install PostgreSQL?")
     (sources,) = [e for e in events if e.type == "sources"]
     [source] = [s for s in sources.data["sources"] if s["document_name"] == "postgres-guide.md"]
-    assert source["pages"] == "§ PostgreSQL administration"
-    assert Source(**source).label() == "postgres-guide.md, § PostgreSQL administration"
+    # the guide's two sections share a parent; the source names the one that answered
+    assert source["pages"] == "§ PostgreSQL administration › Installing PostgreSQL"
+    assert source["heading_path"] == ["PostgreSQL administration", "Installing PostgreSQL"]
+    assert Source(**source).label() == (
+        "postgres-guide.md, § PostgreSQL administration › Installing PostgreSQL")

@@ -67,7 +67,7 @@ def test_unreachable_llm_gives_one_clear_line_and_a_retrieval_only_answer(
     assert done(events)["status"] == "retrieval_only"
     assert answer.startswith("Retrieval-only answer (no LLM)")
     assert "apt install postgresql" in answer
-    assert "[postgres-guide.md, § PostgreSQL administration]" in answer
+    assert "[postgres-guide.md, § PostgreSQL administration › Installing PostgreSQL]" in answer
     assert "postgres-guide.md" in source_names(events)
     assert [e.type for e in events][-3:] == ["sources", "stats", "done"]
 

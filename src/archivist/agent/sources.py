@@ -32,16 +32,25 @@ class SourceReport:
 
 
 def _citations(answer: str) -> list[tuple[str, str]]:
-    """(name, pages) pairs from bracketed citations like ``[guide.pdf, pp. 3-4]``."""
+    """(name, location) pairs from citations like ``[guide.pdf, pp. 3-4]``.
+
+    The location is a page range, or a section as labels write it (``§ Install › Linux``);
+    spaces are dropped so it compares with ``_where``.
+    """
     found = []
     for group in _BRACKET.findall(answer):
         for part in group.split(";"):
             name, _, rest = part.partition(",")
             name = name.strip().strip("\"'`")
             pages = _PAGES.search(rest)
+            where = pages.group(0) if pages else rest if rest.strip().startswith("§") else ""
             if name:
-                found.append((name, pages.group(0).replace(" ", "") if pages else ""))
+                found.append((name, _where(where)))
     return found
+
+
+def _where(location: str) -> str:
+    return "".join(location.split())
 
 
 def _looks_like_document(name: str) -> bool:
@@ -123,9 +132,9 @@ def build_sources(answer: str, evidence: list[Evidence]) -> SourceReport:
             if name not in cited_names:
                 continue
             wanted = cited_pages.get(name)
-            available = {e["pages"].replace(" ", "") for e in evidence
+            available = {_where(e["pages"]) for e in evidence
                          if e["document_name"].lower() == name}
-            if wanted and wanted & available and item["pages"].replace(" ", "") not in wanted:
+            if wanted and wanted & available and _where(item["pages"]) not in wanted:
                 continue
             chosen.append(item)
         return SourceReport(_dedupe(chosen), "cited", invented)

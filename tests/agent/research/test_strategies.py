@@ -15,7 +15,7 @@ def test_pipeline_gives_a_cited_answer_without_tools(service_for) -> None:
     assert all(not c.tools or c.schema for c in llm.calls)  # no tool offered, ever
     answer = done(events)["answer"]
     assert "apt install postgresql" in answer
-    assert "[postgres-guide.md, § PostgreSQL administration]" in answer
+    assert "[postgres-guide.md, § PostgreSQL administration › Installing PostgreSQL]" in answer
     assert source_names(events) == ["postgres-guide.md"]
     assert any(e.type == "token" for e in events)
 
