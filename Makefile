@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 LLM    ?= local
 DEMO   := .demo
 
-.PHONY: install install-all install-local install-browser install-ocr test test-fast lint demo bench clean
+.PHONY: install install-all install-local install-browser install-ocr test test-fast lint docs demo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,10 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
+
+# Regenerate docs/reference/ from the code (tests/app/test_reference_docs.py fails when stale).
+docs: install
+	HF_HUB_OFFLINE=1 $(BIN)/python -m archivist.app.reference
 
 # Answers with the local 1.5B model by default; LLM=scripted (no model), or any provider.
 demo: install $(if $(filter local%,$(LLM)),install-local)

@@ -3,7 +3,7 @@
 Small segments stay plain and are searched exactly. A write segment grown past the indexing
 threshold (``GRAPH_THRESHOLD_KB``, about 33,000 chunks of 384 dimensions) becomes, when the
 shard is optimized, a read-only segment with an HNSW graph: a search then visits a few
-thousand vectors instead of all of them (measured in docs/benchmarks.md, "Scale").
+thousand vectors instead of all of them (measured in docs/results.md, "Search at scale").
 """
 
 from __future__ import annotations

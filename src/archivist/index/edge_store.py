@@ -299,7 +299,7 @@ class EdgeVectorStore:
         threshold (about 6,500 chunks of 384 dimensions) into a read-only segment with an
         HNSW graph, which opens several times faster and searches without scanning every
         vector; smaller libraries are left as they are (0.1 ms). Building the graph is the
-        cost (see docs/benchmarks.md, "Scale"). It holds the interpreter for its whole run,
+        cost (docs/results.md, "Search at scale"). It holds the interpreter for its whole run,
         so it cannot run in a background thread of ``archivist serve``: a server builds it
         when it stops. It is crash-safe: the engine builds the new segment beside the old
         one and swaps them; a kill leaves the old one.

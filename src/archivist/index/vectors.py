@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # Reciprocal rank fusion constant: 1 / (k + rank). Qdrant's own default is small, which
 # leans on each list's first few ranks; the classic k=60 measured better on SciFact
-# (nDCG@10 0.723 vs 0.714, docs/benchmarks.md).
+# (SciFact nDCG@10 0.723 vs 0.714).
 RRF_K = 60
 #: Candidates a graph (HNSW) search keeps, on both engines. On SciFact's real embeddings
 #: (24.7k chunks, 300 queries) it finds 99.5% of the exact top 10 and 98.8% of the top 40.
@@ -32,7 +32,7 @@ SEARCH_EF = 128
 #: Below this many KB of dense vectors a segment stays plain and is searched exactly; past it
 #: the segment gets an HNSW graph when the store is optimized (both engines). 50 MB is about
 #: 33,000 chunks of 384 floats: at 20k chunks an exact search takes a few ms, and SciFact's
-#: 24.7k chunks kept nDCG@10 0.7209 exact against 0.7187 on a graph (docs/benchmarks.md).
+#: 24.7k chunks kept nDCG@10 0.7209 exact against 0.7187 on a graph.
 #: Qdrant's default, 10 MB (about 6,500 chunks), put such libraries on the graph.
 GRAPH_THRESHOLD_KB = 50_000
 DENSE = "dense"

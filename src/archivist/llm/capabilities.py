@@ -63,7 +63,7 @@ class ModelProfile:
 
 
 #: How the ``local`` provider (llama.cpp in-process) gets structured output: measured on
-#: Qwen2.5-Coder 0.5B/1.5B, see docs/benchmarks.md.
+#: Qwen2.5-Coder 0.5B/1.5B, see docs/results.md.
 LOCAL_STRUCTURED: StructuredMethod = "native"
 
 #: The profile of a model nothing is known about: a capable cloud API.

@@ -44,6 +44,19 @@ from archivist.types import ArchivistError
 UI_PATH = "/ui"
 
 
+def health(request: Request) -> Health:
+    """Whether the server is up (never needs a key)."""
+    return Health(version=package_version(), auth=request.app.state.keys.enabled)
+
+
+def add_routes(app: FastAPI) -> None:
+    """Every endpoint of the API (what ``create_app`` serves and the reference lists)."""
+    app.get("/health", response_model=Health, tags=["server"], summary="Health check")(health)
+    for router in (documents.router, chat.router, history.router, sources.router,
+                   openai.router, local.router):
+        app.include_router(router)
+
+
 def create_app(
     application: Application,
     *,
@@ -107,17 +120,7 @@ def create_app(
         upload_limit=settings.max_upload_mb * 1024 * 1024,
     )
 
-    @app.get("/health", response_model=Health, tags=["server"], summary="Health check")
-    def health(request: Request) -> Health:
-        """Whether the server is up (never needs a key)."""
-        return Health(version=package_version(), auth=request.app.state.keys.enabled)
-
-    app.include_router(documents.router)
-    app.include_router(chat.router)
-    app.include_router(history.router)
-    app.include_router(sources.router)
-    app.include_router(openai.router)
-    app.include_router(local.router)
+    add_routes(app)
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(current_owner)])
     def openapi_schema() -> JSONResponse:

@@ -1,0 +1,23 @@
+"""The reference pages in docs/reference/ are what the code generates today."""
+
+from __future__ import annotations
+
+from archivist.app.reference import REFERENCE_DIR, render
+
+
+def test_the_reference_pages_are_up_to_date() -> None:
+    pages = render()
+    assert set(pages) == {"settings.md", "cli.md", "api.md", "mcp.md"}
+    stale = [name for name, text in pages.items()
+             if not (REFERENCE_DIR / name).exists()
+             or (REFERENCE_DIR / name).read_text(encoding="utf-8") != text]
+    assert not stale, f"{stale} are stale: run `python -m archivist.app.reference` (make docs)"
+
+
+def test_the_reference_names_every_command_setting_and_tool() -> None:
+    pages = render()
+    assert "## `archivist reindex`" in pages["cli.md"] and "## `archivist eval retrieval`" in \
+        pages["cli.md"]
+    assert "| `search_mode` | `ARCHIVIST_SEARCH_MODE` |" in pages["settings.md"]
+    assert "`/v1/chat/completions`" in pages["api.md"] and "`/health`" in pages["api.md"]
+    assert "multihop or graph" in pages["mcp.md"]
