@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from tests.app.server_helpers import ORCHARD_MD, ZEPHYR_PAGES, clarifying_model, make_pdf
 
 from archivist.app.api.app import create_app
-from archivist.app.api.auth import KeyChecker
+from archivist.app.api.auth import UI_OWNER, KeyChecker
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
@@ -41,6 +41,20 @@ def open_library(
     options: dict[str, Any] = {"llm": "scripted", **overrides}
     settings = Settings(data_dir=tmp_path_factory.mktemp(name), **options)
     return Application(settings, embedder=embedder, llm=llm)
+
+
+def ui_turn(app: FastAPI, collection: str, question: str) -> tuple[str, Any]:
+    """Ask ``question`` as the web UI does; the new thread and its recorded turn."""
+    chat = app.state.chat
+    thread = chat.create(UI_OWNER, collection)
+    events = chat.events(question, thread, collection)
+    try:
+        for _event in events:
+            pass
+    finally:
+        events.close()
+    (turn,) = chat.turns.turns(thread)
+    return thread, turn
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from alembic import command
 from alembic.config import Config
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
+from tests.app.conftest import ui_turn
 
 from archivist.app.api.app import create_app
 from archivist.app.api.auth import UI_OWNER
@@ -70,7 +71,7 @@ def _docx(path: Path) -> Path:
     return path
 
 
-def _pdf(path: Path, *, outline: bool) -> Path:
+def _pdf(path: Path, machine: str, *, outline: bool) -> Path:
     """A one-page manual with bold section titles; with an outline, or headings detected."""
     pdf = pymupdf.open()
     page = pdf.new_page()
@@ -78,15 +79,15 @@ def _pdf(path: Path, *, outline: bool) -> Path:
              ("Opening notes for the crew of the north field station.", False, 11),
              ("1 Water pump", True, 14),
              ("The water pump is primed with two litres from the blue canister.", False, 11),
-             ("2 Generator", True, 14),
-             ("The generator runs on diesel and its oil is checked every Monday.", False, 11)]
+             (f"2 {machine.title()}", True, 14),
+             (f"The {machine} runs on diesel and its oil is checked every Monday.", False, 11)]
     y = 72.0
     for line, bold, size in lines:
         page.insert_text((72, y), line, fontname="hebo" if bold else "helv", fontsize=size)
         y += size + 8
     if outline:
         pdf.set_toc([[1, "Field Station Manual", 1], [2, "1 Water pump", 1],
-                     [2, "2 Generator", 1]])
+                     [2, f"2 {machine.title()}", 1]])
     pdf.save(path)
     return path
 
@@ -99,8 +100,8 @@ def library(
     root = tmp_path_factory.mktemp("cited")
     (root / "guide.md").write_text(GUIDE_MD, encoding="utf-8")
     files = [root / "guide.md", _html(root / "greenhouse.html"), _docx(root / "boat-log.docx"),
-             _pdf(root / "station-outline.pdf", outline=True),
-             _pdf(root / "station-detected.pdf", outline=False), GUIDE]
+             _pdf(root / "station-outline.pdf", "generator", outline=True),
+             _pdf(root / "station-detected.pdf", "tractor", outline=False), GUIDE]
     settings = Settings(data_dir=root / "library", llm="scripted")
     application = Application(settings, embedder=embedder)
     report = application.ingest.files(files)
@@ -141,16 +142,20 @@ def test_search_and_answers_name_the_section_of_the_text(
     assert label in _cited(library, question, name)  # `ask`, API sources, MCP, footnotes
 
 
-@pytest.mark.parametrize("name", ["station-outline.pdf", "station-detected.pdf"])
-def test_pdf_hits_carry_the_section_of_their_text(library: Application, name: str) -> None:
+@pytest.mark.parametrize(("name", "machine"), [("station-outline.pdf", "generator"),
+                                             ("station-detected.pdf", "tractor")])
+def test_pdf_hits_carry_the_section_of_their_text(
+    library: Application, name: str, machine: str
+) -> None:
     """A PDF is cited by page; its heading path names the section (outline or detected)."""
-    question = "How often is the generator oil checked?"
+    question = f"How often is the oil of the {machine} checked?"
+    section = ["Field Station Manual", f"2 {machine.title()}"]
     hit = _hit(library, question, name)
     assert hit.pages == "p. 1"
-    assert hit.to_dict()["heading_path"] == ["Field Station Manual", "2 Generator"], hit
+    assert hit.to_dict()["heading_path"] == section, hit
     result = library.agent.ask(question)
     paths = [s.heading_path for s in result.sources if s.document_name == name]
-    assert ["Field Station Manual", "2 Generator"] in paths, result.sources
+    assert section in paths, result.sources
 
 
 def test_a_child_spanning_two_sections_names_the_first_and_marks_the_span(
@@ -183,14 +188,7 @@ def test_every_interface_shows_the_section_label(library: Application) -> None:
         assert f"guide.md, {label}" in reply["choices"][0]["message"]["content"], reply
 
         chat = app.state.chat
-        thread = chat.create(UI_OWNER, library.settings.collection)
-        events = chat.events(question, thread, library.settings.collection)
-        try:
-            for _event in events:
-                pass
-        finally:
-            events.close()
-        (turn,) = chat.turns.turns(thread)
+        thread, turn = ui_turn(app, library.settings.collection, question)
         numbers = [n for n, s in enumerate(turn.sources, start=1) if s["pages"] == label]
         assert numbers, turn.sources
         opened = UiConversations(library.store, chat.registry, chat.turns).open_source(

@@ -7,7 +7,7 @@ from pathlib import Path
 import docx
 import pytest
 from fastapi.testclient import TestClient
-from tests.app.conftest import open_library
+from tests.app.conftest import open_library, ui_turn
 
 from archivist.app.api.app import create_app
 from archivist.app.api.auth import UI_OWNER
@@ -60,14 +60,7 @@ def test_a_cited_html_or_word_passage_opens_its_section(
         app = create_app(library, ui=False)
         with TestClient(app, base_url="http://localhost") as client:
             chat = app.state.chat
-            thread = chat.create(UI_OWNER, library.settings.collection)
-            events = chat.events(question, thread, library.settings.collection)
-            try:
-                for _event in events:
-                    pass
-            finally:
-                events.close()
-            (turn,) = chat.turns.turns(thread)
+            thread, turn = ui_turn(app, library.settings.collection, question)
             numbers = [n for n, s in enumerate(turn.sources, start=1)
                        if s["document_name"] == name]
             assert numbers, turn.sources
@@ -130,14 +123,7 @@ def test_a_section_before_the_first_heading_is_named_after_the_document(
             searched = client.get("/v1/search", params={"q": question, "k": 3}).json()
             assert searched["hits"][0]["pages"] == f"§ {title}", searched
             chat = app.state.chat
-            thread = chat.create(UI_OWNER, library.settings.collection)
-            events = chat.events(question, thread, library.settings.collection)
-            try:
-                for _event in events:
-                    pass
-            finally:
-                events.close()
-            (turn,) = chat.turns.turns(thread)
+            thread, turn = ui_turn(app, library.settings.collection, question)
             numbers = [n for n, s in enumerate(turn.sources, start=1) if not s["heading_path"]]
             assert numbers, turn.sources
             cited = turn.sources[numbers[0] - 1]

@@ -86,7 +86,7 @@ def keyword_query(question: str) -> str:
 #: Passages the gate keeps at most, in the search's rank order.
 GATE_KEEP = 4
 #: Share of the question's content words a passage must hold (a shared five-letter stem
-#: counts) to be kept; calibrated on the shared sets (see docs/evaluation.md).
+#: counts) to be kept; calibrated on the shared evaluation sets (docs/results.md).
 GATE_COVERAGE = 0.34
 
 
