@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     qdrant_url: str | None = Field(
         default=None, description="A Qdrant server; empty means embedded Qdrant Edge in data_dir."
     )
-    qdrant_api_key: str | None = None
+    qdrant_api_key: str | None = Field(default=None, description="The Qdrant server's API key.")
     database_url: str | None = Field(default=None, description="Every table of the library: "
                                      "empty = data_dir/archivist.sqlite; or postgresql://...")
 
@@ -62,7 +62,9 @@ class Settings(BaseSettings):
         default=DEFAULT_EMBEDDING_MODEL,
         description="A sentence-transformers model name or folder.",
     )
-    embedding_batch_size: int = Field(default=64, ge=1, le=4096)
+    embedding_batch_size: int = Field(
+        default=64, ge=1, le=4096, description="Texts embedded per batch, at most."
+    )
     embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
         default="onnx",
         description=(
@@ -71,11 +73,22 @@ class Settings(BaseSettings):
             "sentence-transformers."
         ),
     )
-    parent_min_chars: int = Field(default=2000, ge=0)
-    parent_max_chars: int = Field(default=4000, ge=100)
-    child_chars: int = Field(default=500, ge=50, le=100_000)
-    child_overlap: int = Field(default=100, ge=0)
-    bm25_language: str = "english"
+    parent_min_chars: int = Field(
+        default=2000, ge=0, description="Sections shorter than this merge with a neighbour."
+    )
+    parent_max_chars: int = Field(
+        default=4000, ge=100, description="Sections longer than this are split (the agent reads "
+        "whole sections)."
+    )
+    child_chars: int = Field(
+        default=500, ge=50, le=100_000, description="Size of the chunks that are searched."
+    )
+    child_overlap: int = Field(
+        default=100, ge=0, description="Characters shared by neighbouring chunks."
+    )
+    bm25_language: str = Field(
+        default="english", description="Stop words and stemmer of BM25 (a Snowball language)."
+    )
     ingest_workers: int = Field(
         default=0, ge=0, le=64, description="Processes converting PDFs; 0 = one per core, max 4."
     )
@@ -100,9 +113,14 @@ class Settings(BaseSettings):
     )
 
     # --- search --------------------------------------------------------------------
-    search_mode: SearchMode = "hybrid"
-    search_k: int = Field(default=5, ge=1, le=MAX_SEARCH_K)
-    prefetch_k: int = Field(default=40, ge=1, le=1000)
+    search_mode: SearchMode = Field(default="hybrid", description=(
+        f"How searches run unless a request says: {SEARCH_MODES_TEXT}."))
+    search_k: int = Field(
+        default=5, ge=1, le=MAX_SEARCH_K, description="Hits a search returns unless it says."
+    )
+    prefetch_k: int = Field(
+        default=40, ge=1, le=1000, description="Candidates each list (dense, BM25) gives to fusion."
+    )
     multihop_searches: int = Field(default=6, ge=1, le=10, description="Searches per "
                                    "question in multihop mode (hop 1 + bridges).")
     table_queries: bool = Field(default=True, description="Computations over the documents' "
@@ -119,9 +137,11 @@ class Settings(BaseSettings):
     # --- LLM -----------------------------------------------------------------------
     llm: str = Field(default=DEFAULT_LLM, description='"provider:model", or "scripted".')
     llm_fast: str | None = Field(default=None, description="Model for rewriting and grading.")
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    llm_timeout_s: float = Field(default=120.0, gt=0)
-    llm_max_retries: int = Field(default=3, ge=0, le=20)
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    llm_timeout_s: float = Field(default=120.0, gt=0, description="Seconds an LLM call may take.")
+    llm_max_retries: int = Field(
+        default=3, ge=0, le=20, description="Retries of a failed LLM call (with backoff)."
+    )
     llm_max_tokens: int | None = Field(
         default=None,
         ge=1,
@@ -129,12 +149,14 @@ class Settings(BaseSettings):
     )
     ollama_base_url: str = Field(
         default="http://localhost:11434",
+        description="Where Ollama listens.",
         validation_alias=AliasChoices(
             "ARCHIVIST_OLLAMA_BASE_URL", "OLLAMA_HOST", "ollama_base_url"
         ),
     )
     openai_base_url: str | None = Field(
         default=None,
+        description="An OpenAI-compatible server instead of OpenAI.",
         validation_alias=AliasChoices(
             "ARCHIVIST_OPENAI_BASE_URL", "OPENAI_BASE_URL", "openai_base_url"
         ),
@@ -154,19 +176,29 @@ class Settings(BaseSettings):
         description="Seconds a local model call may take before it fails like any LLM failure "
         "(default: sized from the model's measured speed, at least 60 s).",
     )
-    strategy: StrategySetting = "auto"
+    strategy: StrategySetting = Field(default="auto", description=(
+        "tools: the model drives the research; pipeline: code does; auto: pipeline for models "
+        "without dependable tool calling."))
     policy: Literal["auto", "small", "capable"] = Field(
         default="auto", description="Small-model checks (small) or none (capable); auto: "
         "small for the local provider and models under 7B.")
 
     # --- agent budgets -------------------------------------------------------------
-    max_tool_calls: int = Field(default=8, ge=1)
-    max_iterations: int = Field(default=6, ge=1)
-    max_sub_questions: int = Field(default=3, ge=1, le=3)
-    compression_tokens: int = Field(default=6000, ge=200)
+    max_tool_calls: int = Field(default=8, ge=1, description="Tool calls per sub-question.")
+    max_iterations: int = Field(default=6, ge=1, description="Model turns per sub-question.")
+    max_sub_questions: int = Field(
+        default=3, ge=1, le=3, description="Parts a compound question is split into, at most."
+    )
+    compression_tokens: int = Field(
+        default=6000, ge=200, description="Working memory past which research compresses it."
+    )
     memory_turns: int = Field(default=4, ge=1, description="Turns kept verbatim.")
-    memory_summary_tokens: int = Field(default=2000, ge=100)
-    tool_result_hits: int = Field(default=6, ge=1, le=20)
+    memory_summary_tokens: int = Field(
+        default=2000, ge=100, description="Size of the summary older turns fold into."
+    )
+    tool_result_hits: int = Field(
+        default=6, ge=1, le=20, description="Passages one search shows the model."
+    )
     pipeline_read_chars: int = Field(
         default=4000, ge=0,
         description="pipeline strategy: characters of whole parent sections read for the "
@@ -180,13 +212,17 @@ class Settings(BaseSettings):
     )
 
     # --- web search ----------------------------------------------------------------
-    web_search: Literal["off", "wikipedia", "duckduckgo"] = "off"
-    web_search_url: str | None = None
-    web_timeout_s: float = 8.0
+    web_search: Literal["off", "wikipedia", "duckduckgo"] = Field(
+        default="off", description="Where the agent searches the web when documents fall short."
+    )
+    web_search_url: str | None = Field(
+        default=None, description="Another base URL for the web provider (a mirror or proxy)."
+    )
+    web_timeout_s: float = Field(default=8.0, description="Seconds a web search may take.")
     web_results: int = Field(default=3, ge=1, le=10, description="Web results per web search.")
 
     # --- server --------------------------------------------------------------------
-    host: str = "127.0.0.1"
+    host: str = Field(default="127.0.0.1", description="Address the server listens on.")
     port: int = Field(default=8000, ge=0, le=65535, description="0 = any free port.")
     api_keys: str = Field(
         default="",
@@ -220,18 +256,22 @@ class Settings(BaseSettings):
     # --- observability -------------------------------------------------------------
     langfuse_public_key: str | None = Field(
         default=None,
+        description="Langfuse tracing of LLM calls (with the secret key).",
         validation_alias=AliasChoices("LANGFUSE_PUBLIC_KEY", "ARCHIVIST_LANGFUSE_PUBLIC_KEY"),
     )
     langfuse_secret_key: str | None = Field(
         default=None,
+        description="Langfuse's secret key.",
         validation_alias=AliasChoices("LANGFUSE_SECRET_KEY", "ARCHIVIST_LANGFUSE_SECRET_KEY"),
     )
     langfuse_host: str | None = Field(
         default=None,
+        description="A self-hosted Langfuse.",
         validation_alias=AliasChoices("LANGFUSE_HOST", "ARCHIVIST_LANGFUSE_HOST"),
     )
     otlp_endpoint: str | None = Field(
         default=None,
+        description="OpenTelemetry collector for the agent's spans.",
         validation_alias=AliasChoices(
             "OTEL_EXPORTER_OTLP_ENDPOINT", "ARCHIVIST_OTLP_ENDPOINT", "otlp_endpoint"
         ),

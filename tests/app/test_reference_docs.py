@@ -21,3 +21,11 @@ def test_the_reference_names_every_command_setting_and_tool() -> None:
     assert "| `search_mode` | `ARCHIVIST_SEARCH_MODE` |" in pages["settings.md"]
     assert "`/v1/chat/completions`" in pages["api.md"] and "`/health`" in pages["api.md"]
     assert "multihop or graph" in pages["mcp.md"]
+
+
+def test_every_setting_says_what_it_does() -> None:
+    """The settings reference is only as good as the descriptions in ``settings.py``."""
+    from archivist.settings import Settings
+
+    bare = [name for name, field in Settings.model_fields.items() if not field.description]
+    assert not bare, f"settings without a description: {bare}"
