@@ -27,8 +27,7 @@ from archivist.settings_sources import check_sources, config_file
 
 SearchMode = Literal["hybrid", "bm25", "dense", "multihop", "graph"]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
-SEARCH_MODES_TEXT = ", ".join(SEARCH_MODES[:-1]) + " or " + SEARCH_MODES[-1]
-"""The search modes as a phrase for help texts and schemas: "hybrid, bm25, ... or graph"."""
+SEARCH_MODES_TEXT = ", ".join(SEARCH_MODES[:-1]) + " or " + SEARCH_MODES[-1]  # for help texts
 MAX_SEARCH_K = 100
 QUERY_MAX_CHARS = 2_000  # a search query, in every interface
 COLLECTION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -62,9 +61,7 @@ class Settings(BaseSettings):
         default=DEFAULT_EMBEDDING_MODEL,
         description="A sentence-transformers model name or folder.",
     )
-    embedding_batch_size: int = Field(
-        default=64, ge=1, le=4096, description="Texts embedded per batch, at most."
-    )
+    embedding_batch_size: int = Field(64, ge=1, le=4096, description="Texts per embedding batch.")
     embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
         default="onnx",
         description=(
@@ -73,22 +70,11 @@ class Settings(BaseSettings):
             "sentence-transformers."
         ),
     )
-    parent_min_chars: int = Field(
-        default=2000, ge=0, description="Sections shorter than this merge with a neighbour."
-    )
-    parent_max_chars: int = Field(
-        default=4000, ge=100, description="Sections longer than this are split (the agent reads "
-        "whole sections)."
-    )
-    child_chars: int = Field(
-        default=500, ge=50, le=100_000, description="Size of the chunks that are searched."
-    )
-    child_overlap: int = Field(
-        default=100, ge=0, description="Characters shared by neighbouring chunks."
-    )
-    bm25_language: str = Field(
-        default="english", description="Stop words and stemmer of BM25 (a Snowball language)."
-    )
+    parent_min_chars: int = Field(2000, ge=0, description="Shorter sections join a neighbour.")
+    parent_max_chars: int = Field(4000, ge=100, description="Longer sections are split.")
+    child_chars: int = Field(500, ge=50, le=100_000, description="Size of the searched chunks.")
+    child_overlap: int = Field(100, ge=0, description="Characters neighbouring chunks share.")
+    bm25_language: str = Field("english", description="BM25 stop words and Snowball stemmer.")
     ingest_workers: int = Field(
         default=0, ge=0, le=64, description="Processes converting PDFs; 0 = one per core, max 4."
     )
@@ -113,14 +99,9 @@ class Settings(BaseSettings):
     )
 
     # --- search --------------------------------------------------------------------
-    search_mode: SearchMode = Field(default="hybrid", description=(
-        f"How searches run unless a request says: {SEARCH_MODES_TEXT}."))
-    search_k: int = Field(
-        default=5, ge=1, le=MAX_SEARCH_K, description="Hits a search returns unless it says."
-    )
-    prefetch_k: int = Field(
-        default=40, ge=1, le=1000, description="Candidates each list (dense, BM25) gives to fusion."
-    )
+    search_mode: SearchMode = Field("hybrid", description=f"Default mode: {SEARCH_MODES_TEXT}.")
+    search_k: int = Field(5, ge=1, le=MAX_SEARCH_K, description="Hits a search returns.")
+    prefetch_k: int = Field(40, ge=1, le=1000, description="Candidates per list before fusion.")
     multihop_searches: int = Field(default=6, ge=1, le=10, description="Searches per "
                                    "question in multihop mode (hop 1 + bridges).")
     table_queries: bool = Field(default=True, description="Computations over the documents' "
@@ -139,24 +120,19 @@ class Settings(BaseSettings):
     llm_fast: str | None = Field(default=None, description="Model for rewriting and grading.")
     temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     llm_timeout_s: float = Field(default=120.0, gt=0, description="Seconds an LLM call may take.")
-    llm_max_retries: int = Field(
-        default=3, ge=0, le=20, description="Retries of a failed LLM call (with backoff)."
-    )
+    llm_max_retries: int = Field(3, ge=0, le=20, description="Retries of a failed LLM call.")
     llm_max_tokens: int | None = Field(
         default=None,
         ge=1,
         description="Cap on reply tokens (also sent as max_tokens to OpenAI-compatible servers).",
     )
     ollama_base_url: str = Field(
-        default="http://localhost:11434",
-        description="Where Ollama listens.",
-        validation_alias=AliasChoices(
-            "ARCHIVIST_OLLAMA_BASE_URL", "OLLAMA_HOST", "ollama_base_url"
-        ),
+        default="http://localhost:11434", description="Where Ollama listens.",
+        validation_alias=AliasChoices("ARCHIVIST_OLLAMA_BASE_URL", "OLLAMA_HOST",
+                                      "ollama_base_url"),
     )
     openai_base_url: str | None = Field(
-        default=None,
-        description="An OpenAI-compatible server instead of OpenAI.",
+        default=None, description="An OpenAI-compatible server instead of OpenAI.",
         validation_alias=AliasChoices(
             "ARCHIVIST_OPENAI_BASE_URL", "OPENAI_BASE_URL", "openai_base_url"
         ),
@@ -176,9 +152,7 @@ class Settings(BaseSettings):
         description="Seconds a local model call may take before it fails like any LLM failure "
         "(default: sized from the model's measured speed, at least 60 s).",
     )
-    strategy: StrategySetting = Field(default="auto", description=(
-        "tools: the model drives the research; pipeline: code does; auto: pipeline for models "
-        "without dependable tool calling."))
+    strategy: StrategySetting = Field("auto", description="tools, pipeline, or auto (by model).")
     policy: Literal["auto", "small", "capable"] = Field(
         default="auto", description="Small-model checks (small) or none (capable); auto: "
         "small for the local provider and models under 7B.")
@@ -186,19 +160,11 @@ class Settings(BaseSettings):
     # --- agent budgets -------------------------------------------------------------
     max_tool_calls: int = Field(default=8, ge=1, description="Tool calls per sub-question.")
     max_iterations: int = Field(default=6, ge=1, description="Model turns per sub-question.")
-    max_sub_questions: int = Field(
-        default=3, ge=1, le=3, description="Parts a compound question is split into, at most."
-    )
-    compression_tokens: int = Field(
-        default=6000, ge=200, description="Working memory past which research compresses it."
-    )
+    max_sub_questions: int = Field(3, ge=1, le=3, description="Parts of a compound question.")
+    compression_tokens: int = Field(6000, ge=200, description="Working memory compressed past it.")
     memory_turns: int = Field(default=4, ge=1, description="Turns kept verbatim.")
-    memory_summary_tokens: int = Field(
-        default=2000, ge=100, description="Size of the summary older turns fold into."
-    )
-    tool_result_hits: int = Field(
-        default=6, ge=1, le=20, description="Passages one search shows the model."
-    )
+    memory_summary_tokens: int = Field(2000, ge=100, description="Size of the turns' summary.")
+    tool_result_hits: int = Field(6, ge=1, le=20, description="Passages a search shows the model.")
     pipeline_read_chars: int = Field(
         default=4000, ge=0,
         description="pipeline strategy: characters of whole parent sections read for the "
@@ -212,12 +178,8 @@ class Settings(BaseSettings):
     )
 
     # --- web search ----------------------------------------------------------------
-    web_search: Literal["off", "wikipedia", "duckduckgo"] = Field(
-        default="off", description="Where the agent searches the web when documents fall short."
-    )
-    web_search_url: str | None = Field(
-        default=None, description="Another base URL for the web provider (a mirror or proxy)."
-    )
+    web_search: Literal["off", "wikipedia", "duckduckgo"] = Field("off", description="Web search.")
+    web_search_url: str | None = Field(None, description="The web provider's URL (a mirror).")
     web_timeout_s: float = Field(default=8.0, description="Seconds a web search may take.")
     web_results: int = Field(default=3, ge=1, le=10, description="Web results per web search.")
 
@@ -255,23 +217,19 @@ class Settings(BaseSettings):
 
     # --- observability -------------------------------------------------------------
     langfuse_public_key: str | None = Field(
-        default=None,
-        description="Langfuse tracing of LLM calls (with the secret key).",
+        default=None, description="Langfuse tracing of LLM calls (with the secret key).",
         validation_alias=AliasChoices("LANGFUSE_PUBLIC_KEY", "ARCHIVIST_LANGFUSE_PUBLIC_KEY"),
     )
     langfuse_secret_key: str | None = Field(
-        default=None,
-        description="Langfuse's secret key.",
+        default=None, description="Langfuse's secret key.",
         validation_alias=AliasChoices("LANGFUSE_SECRET_KEY", "ARCHIVIST_LANGFUSE_SECRET_KEY"),
     )
     langfuse_host: str | None = Field(
-        default=None,
-        description="A self-hosted Langfuse.",
+        default=None, description="A self-hosted Langfuse.",
         validation_alias=AliasChoices("LANGFUSE_HOST", "ARCHIVIST_LANGFUSE_HOST"),
     )
     otlp_endpoint: str | None = Field(
-        default=None,
-        description="OpenTelemetry collector for the agent's spans.",
+        default=None, description="OpenTelemetry collector for the agent's spans.",
         validation_alias=AliasChoices(
             "OTEL_EXPORTER_OTLP_ENDPOINT", "ARCHIVIST_OTLP_ENDPOINT", "otlp_endpoint"
         ),
