@@ -62,3 +62,24 @@ def test_a_damaged_workbook_or_an_empty_sheet_is_one_clear_error(tmp_path: Path)
     lonely.write_text("just one line\n", encoding="utf-8")
     with pytest.raises(LoadError, match="lonely.csv: no table"):
         load_file(lonely)
+
+
+def test_markdown_and_word_tables_are_kept_as_data(tmp_path: Path) -> None:
+    import docx
+
+    note = tmp_path / "plan.md"
+    note.write_text("# Budget\n\n## Costs by team\n\n| Team | Cost |\n|---|---|\n"
+                    "| Ops \\| infra | $1,200 |\n| Web | (300) |\n", encoding="utf-8")
+    (table,) = load_file(note).tables
+    assert (table.name, table.columns) == ("costs_by_team", ["team", "cost"])
+    assert table.rows == [["Ops | infra", 1200], ["Web", -300]]
+
+    document = docx.Document()
+    document.add_heading("Head count", level=1)
+    grid = document.add_table(rows=3, cols=2)
+    for r, row in enumerate([["Region", "People"], ["North", "1,024"], ["South", "—"]]):
+        for c, text in enumerate(row):
+            grid.cell(r, c).text = text
+    document.save(str(tmp_path / "people.docx"))
+    (table,) = load_file(tmp_path / "people.docx").tables
+    assert table.rows == [["North", 1024], ["South", None]] and table.name == "head_count"

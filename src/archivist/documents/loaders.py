@@ -9,6 +9,7 @@ from pathlib import Path
 
 from archivist.documents.pdf import OcrMode, PageCallback, load_pdf
 from archivist.documents.spreadsheets import SHEET_SUFFIXES, load_sheet_file
+from archivist.documents.table_values import markdown_tables
 from archivist.documents.word import load_docx
 from archivist.types import FileResult, IngestOutcome, LoadedDocument, LoadError, UnsupportedFile
 
@@ -47,6 +48,8 @@ def load_file(
     """
     started = time.perf_counter()
     loaded = _load(Path(path), ocr, on_pages, layout)
+    if not loaded.tables and Path(path).suffix.lower() != ".pdf":  # Word, HTML, Markdown
+        loaded.tables = markdown_tables(loaded.markdown)
     loaded.conversion_seconds = time.perf_counter() - started
     return loaded
 

@@ -15,7 +15,8 @@ import re
 from archivist.types import Cell, DataTable
 
 __all__ = [
-    "data_table", "is_year", "name_tables", "parse_cell", "render_markdown", "sql_name", "unit_of",
+    "data_table", "is_year", "markdown_tables", "name_tables", "parse_cell", "render_markdown",
+    "sql_name", "unit_of",
 ]
 
 _NULLS = frozenset({"", "—", "–", "-", "−", "— %", "—%", "n/a", "na", "nm", "n.m.", "*", "none"})
@@ -227,6 +228,33 @@ def _typed(caption: str, labels: list[str], body: list[list[str]],
         values = [[row[0], sections[i] or None, *row[1:]] for i, row in enumerate(values)]
     return DataTable(caption=caption, columns=names, labels=labels, kinds=kinds, rows=values,
                      unit=unit, page_start=pages[0], page_end=pages[1])
+
+
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def markdown_tables(markdown: str) -> list[DataTable]:
+    """The Markdown tables of a text (Word, HTML, Markdown files) as typed tables, named.
+
+    A table's caption is the last heading or short line above it.
+    """
+    from archivist.documents.tables import blocks, is_delimiter_row
+
+    tables = []
+    for block in blocks(markdown):
+        if not block.is_table:
+            continue
+        lines = markdown[block.start:block.end].split("\n")
+        grid = [[cell.strip().replace("\\|", "|") for cell in _PIPE.split(line.strip())[1:-1]]
+                for line in lines if line.strip() and not is_delimiter_row(line)]
+        above = [line.strip().lstrip("#").strip() for line in
+                 markdown[:block.start].rstrip().split("\n")[-3:] if line.strip()]
+        caption = above[-1] if above and len(above[-1]) <= 120 else ""
+        table = data_table(grid, caption)
+        if table is not None:
+            tables.append(table)
+    name_tables(tables)
+    return tables
 
 
 def render_markdown(table: DataTable, max_rows: int | None = None) -> str:
