@@ -7,7 +7,6 @@ the writer is a no-op, so nodes can call these unconditionally.
 from __future__ import annotations
 
 import functools
-import re
 import time
 from collections.abc import Callable
 from enum import StrEnum
@@ -15,15 +14,6 @@ from typing import Any, TypeVar
 
 from langgraph.config import get_stream_writer
 
-_STOP = frozenset(
-    [
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
-        "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "tell", "that", "the",
-        "their", "them", "there", "these", "they", "this", "to", "was", "what", "when", "where",
-        "which", "who", "why", "will", "with", "you", "your", "about", "into", "than", "then",
-        "also", "not",
-    ]
-)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -117,8 +107,3 @@ def message_text(content: Any) -> str:
         elif isinstance(block, dict) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
     return "".join(parts)
-
-
-def content_words(text: str) -> set[str]:
-    """Content words of ``text``: lower-cased, stop words and single letters dropped."""
-    return {w for w in re.findall(r"[a-z0-9+#]+", text.lower()) if w not in _STOP and len(w) > 1}

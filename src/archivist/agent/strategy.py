@@ -42,8 +42,3 @@ def choose_strategy(settings: Settings) -> StrategyChoice:
     if supports_tool_calling(settings):
         return StrategyChoice("tools", f"auto: {model} calls tools dependably")
     return StrategyChoice("pipeline", f"auto: {model} has no dependable tool calling")
-
-
-def uses_tools(settings: Settings) -> bool:
-    """Whether the sub-agent may call tools (kept for callers of the earlier API)."""
-    return choose_strategy(settings).uses_tools

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from archivist.stopwords import TITLE_STOP_WORDS
 from archivist.types import SearchHit
 
 SearchFn = Callable[[str, int], list[SearchHit]]
@@ -48,14 +49,6 @@ HOP2_DEPTH = 20
 ranks little (HotpotQA-100: the same Recall@2 and @5 as 100 deep, at a fifth of the hits)."""
 
 _CONNECTORS = {"of", "the", "de", "da", "di", "von", "van", "du", "la", "le", "del", "&"}
-_STOP = {
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "and", "or", "is",
-    "it", "its", "this", "that", "these", "those", "he", "she", "they", "his", "her", "their",
-    "was", "were", "be", "been", "as", "from", "which", "who", "whom", "what", "when", "where",
-    "why", "how", "are", "also", "but", "not", "after", "before", "during", "there", "one",
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "i", "ii", "we", "you", "if", "then", "than", "both",
-}  # fmt: skip
 _WORD = re.compile(r"[\w][\w'’.\-]*", re.UNICODE)
 _QUOTED = re.compile(r"[\"“]([^\"”]{3,80})[\"”]")
 _PLAIN_WORD = re.compile(r"\w+", re.UNICODE)
@@ -135,7 +128,7 @@ def bridge_candidates(
         for phrase in dict.fromkeys(capitalised_phrases(text)):
             if phrase.lower() in found:
                 continue
-            words = _tokens(phrase) - _STOP
+            words = _tokens(phrase) - TITLE_STOP_WORDS
             if not words or all(len(w) < 3 for w in words):
                 continue
             if words <= asked:
@@ -190,7 +183,7 @@ def fuse(lists: Sequence[tuple[float, Sequence[SearchHit]]], k: int) -> list[Sea
 
 def _named_in(question_words: set[str], title: str) -> bool:
     """Whether the question names a page: every content word of its title is in it."""
-    words = _tokens(re.sub(r"\(.*?\)", " ", title)) - _STOP
+    words = _tokens(re.sub(r"\(.*?\)", " ", title)) - TITLE_STOP_WORDS
     return bool(words) and words <= question_words
 
 
@@ -230,10 +223,10 @@ def _bridge_page(bridge: Bridge, hits: Sequence[SearchHit], taken: set[str]) -> 
 
     The first hit whose title shares most of the bridge's words, else the first not taken.
     """
-    wanted = _tokens(bridge.phrase) - _STOP
+    wanted = _tokens(bridge.phrase) - TITLE_STOP_WORDS
     fresh = [h for h in hits if h.parent_id not in taken]
     for hit in fresh[:5]:
-        title = _tokens(_title_of(hit)) - _STOP
+        title = _tokens(_title_of(hit)) - TITLE_STOP_WORDS
         if wanted and len(wanted & title) * 2 >= len(wanted | title):
             return hit.parent_id
     return fresh[0].parent_id if fresh else None

@@ -16,108 +16,10 @@ from functools import lru_cache
 
 import Stemmer
 
+from archivist.stopwords import STOP_WORDS
+
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
-# The classic English stopword list used by Lucene/Anserini's BM25 baselines, plus a few
-# very common function words.
-ENGLISH_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "its",
-        "them",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "am",
-        "were",
-        "been",
-        "being",
-        "have",
-        "has",
-        "had",
-        "do",
-        "does",
-        "did",
-        "from",
-        "up",
-        "down",
-        "out",
-        "over",
-        "under",
-        "again",
-        "further",
-        "once",
-        "here",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "some",
-        "own",
-        "same",
-        "so",
-        "than",
-        "too",
-        "very",
-        "can",
-        "just",
-        "should",
-        "now",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -144,7 +46,7 @@ class BM25Encoder:
         self.b = b
         self.avg_len = avg_len
         self._stem = _stemmer(language)
-        self._stopwords = ENGLISH_STOPWORDS if language == "english" else frozenset()
+        self._stopwords = STOP_WORDS if language == "english" else frozenset()
 
     def tokens(self, text: str) -> list[str]:
         """Lower-cased, stopword-free, stemmed tokens."""

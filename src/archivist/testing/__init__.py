@@ -51,7 +51,6 @@ from archivist.testing.replies import (
     question_of,
     quote_best_passage,
     tool_call,
-    words_of,
 )
 
 __all__ = [
@@ -67,5 +66,4 @@ __all__ = [
     "question_of",
     "quote_best_passage",
     "tool_call",
-    "words_of",
 ]

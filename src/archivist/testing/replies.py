@@ -15,17 +15,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
-#: Stop words the scripted model ignores when matching words (a copy of the agent's list,
-#: kept here so that this module imports nothing of the agent).
-_STOP = frozenset(
-    [
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from",
-        "how", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "tell", "that",
-        "the", "their", "them", "there", "these", "they", "this", "to", "was", "what", "when",
-        "where", "which", "who", "why", "will", "with", "you", "your", "about", "into", "than",
-        "then", "also", "not",
-    ]
-)
+from archivist.stopwords import content_words
+
 #: How the prompts tell a model to abstain: ``reply "<the abstention text> ..."``; the
 #: scripted model abstains in the words the prompt of the call asks for.
 _ABSTAIN_IN_PROMPT = re.compile(r'reply\s+"([^"]+?) \.\.\."')
@@ -37,9 +28,6 @@ _GREETING = re.compile(
 )
 
 
-def words_of(text: str) -> set[str]:
-    """Content words of ``text``: lower-cased, stop words and single letters dropped."""
-    return {w for w in re.findall(r"[a-z0-9+#]+", text.lower()) if w not in _STOP and len(w) > 1}
 _PASSAGE = re.compile(r"<passage ([^>]*)>\n?(.*?)\n?</passage>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _QUOTED_NOTE = re.compile(r'^According to [^:\n]+: ".*" \[[^\]]+\]$', re.M)
@@ -105,10 +93,10 @@ def _analysis(messages: list[BaseMessage], info: CallInfo) -> dict[str, Any]:
 
 def _grades(messages: list[BaseMessage], info: CallInfo) -> dict[str, Any]:
     """Grading: passages sharing a content word with the question; else a rewrite."""
-    wanted = words_of(info.question)
+    wanted = content_words(info.question)
     relevant = [
         attrs["id"] for attrs, body in passages_in(messages)
-        if "id" in attrs and wanted & words_of(body)
+        if "id" in attrs and wanted & content_words(body)
     ]
     return {"relevant": relevant, "rewritten_query": "" if relevant else " ".join(sorted(wanted))}
 
@@ -124,14 +112,14 @@ STRUCTURED_REPLIES: dict[str, Callable[[list[BaseMessage], CallInfo], dict[str, 
 def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | None:
     """The built-in answer: the best passage quoted with its citation; ``None`` if none."""
     passages = passages_in(messages)
-    wanted = words_of(question)
+    wanted = content_words(question)
     if not passages:  # compressed notes written by this model keep quoted, cited lines
         notes = [n for m in messages for n in _QUOTED_NOTE.findall(str(m.content))]
-        scored_notes = [(len(wanted & words_of(n)), -i) for i, n in enumerate(notes)]
+        scored_notes = [(len(wanted & content_words(n)), -i) for i, n in enumerate(notes)]
         if not notes or max(scored_notes)[0] == 0:
             return None
         return notes[-max(scored_notes)[1]]
-    scored = [(len(wanted & words_of(body)), -i) for i, (_, body) in enumerate(passages)]
+    scored = [(len(wanted & content_words(body)), -i) for i, (_, body) in enumerate(passages)]
     best_score, neg_index = max(scored)
     if best_score == 0:
         return f"{abstention_of(messages)} anything about: {question}"
@@ -140,8 +128,8 @@ def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | 
         s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", body)
         if s.strip() and not s.lstrip().startswith("#")
     ]
-    ranked = max(range(len(sentences)), key=lambda i: (len(wanted & words_of(sentences[i])), -i),
-                 default=None)
+    ranked = max(range(len(sentences)),
+                 key=lambda i: (len(wanted & content_words(sentences[i])), -i), default=None)
     quote = " ".join(sentences[ranked: ranked + 2]) if ranked is not None else body.strip()
     quote = quote if len(quote) <= 400 else quote[:400].rstrip() + "..."
     document = attrs.get("document", "unknown")

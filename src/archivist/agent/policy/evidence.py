@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable
 
 from archivist.agent.policy.question import subject_terms, word_kept
 from archivist.agent.state import Evidence
-from archivist.agent.steps import content_words
+from archivist.stopwords import content_words
 
 _TOKENS = re.compile(r"[a-z0-9+#]+")
 

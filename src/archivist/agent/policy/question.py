@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archivist.agent.state import QuestionAnalysis
-from archivist.agent.steps import StepKind, content_words
+from archivist.agent.steps import StepKind
+from archivist.stopwords import content_words
 
 _JOINERS = re.compile(
     r"\b(and|as well as|also|plus|versus|vs\.?|compared? (to|with)|respectively)\b|;",

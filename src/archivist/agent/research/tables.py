@@ -23,10 +23,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from archivist.agent import prompts
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
-from archivist.agent.steps import StepKind, content_words, emit_step, message_text, timed
+from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.index.retriever import Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote
+from archivist.stopwords import content_words
 from archivist.types import format_location
 
 __all__ = ["TablePath", "asks_for_computation", "extract_sql", "relevant_tables"]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -140,7 +139,3 @@ def create_app(
         mount_ui(app, application, UI_PATH)
     return app
 
-
-def openapi_of(app: FastAPI) -> dict[str, Any]:
-    """The app's OpenAPI schema (for tests and tools)."""
-    return app.openapi()

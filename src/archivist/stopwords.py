@@ -1,0 +1,56 @@
+"""The English stop words, one list for every part that drops them.
+
+:data:`STOP_WORDS` is the classic list of Lucene/Anserini's BM25 baselines plus a few very
+common function words: BM25 (:mod:`archivist.index.sparse`) drops exactly these, so a change
+here changes every sparse vector (re-index). The agent's word matching adds the words of a
+request ("tell me about ..."); multi-hop title matching adds what never names a page.
+"""
+
+from __future__ import annotations
+
+import re
+
+STOP_WORDS = frozenset(
+    [
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with", "i", "me", "my", "we", "our", "you",
+    "your", "he", "him", "his", "she", "her", "its", "them", "what", "which", "who", "whom",
+    "am", "were", "been", "being", "have", "has", "had", "do", "does", "did", "from", "up",
+    "down", "out", "over", "under", "again", "further", "once", "here", "when", "where", "why",
+    "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "own", "same",
+    "so", "than", "too", "very", "can", "just", "should", "now",
+    ]
+)
+
+#: Words of a request that carry no subject: "tell me about X", "X also ...".
+REQUEST_WORDS = frozenset(["about", "also", "tell"])
+
+#: Stop words that still count as content words of a question or a passage: pronouns,
+#: quantities, auxiliaries and negations ("did he", "more than", "all of", "no longer").
+#: The agent's checks (is a question vague, is a passage on its subject) count them.
+QUESTION_WORDS = frozenset(
+    [
+        "again", "all", "am", "any", "been", "being", "both", "but", "did", "down", "each",
+        "few", "further", "had", "has", "have", "he", "her", "here", "him", "his", "if", "just",
+        "more", "most", "no", "now", "once", "other", "our", "out", "over", "own", "same",
+        "she", "should", "some", "such", "too", "under", "up", "very", "we", "were", "whom",
+    ]
+)
+
+#: Words that never make a page title on their own: months, "one", roman "ii".
+TITLE_STOP_WORDS = STOP_WORDS | frozenset(
+    [
+        "after", "before", "during", "those", "one", "ii", "january", "february", "march",
+        "april", "may", "june", "july", "august", "september", "october", "november",
+        "december",
+    ]
+)
+
+_CONTENT_WORD = re.compile(r"[a-z0-9+#]+")
+_CONTENT_STOP = (STOP_WORDS - QUESTION_WORDS) | REQUEST_WORDS
+
+
+def content_words(text: str) -> set[str]:
+    """Content words of ``text``: lower-cased, stop words and single letters dropped."""
+    return {w for w in _CONTENT_WORD.findall(text.lower()) if w not in _CONTENT_STOP and len(w) > 1}
