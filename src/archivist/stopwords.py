@@ -2,8 +2,9 @@
 
 :data:`STOP_WORDS` is the classic list of Lucene/Anserini's BM25 baselines plus a few very
 common function words: BM25 (:mod:`archivist.index.sparse`) drops exactly these, so a change
-here changes every sparse vector (re-index). The agent's word matching adds the words of a
-request ("tell me about ..."); multi-hop title matching adds what never names a page.
+here changes every sparse vector (re-index). The agent's word matching keeps those a
+question can hinge on and adds the words of a request ("tell me about ..."); multi-hop
+title matching keeps those that start titles and adds those that never name a page.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ import re
 
 STOP_WORDS = frozenset(
     [
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with", "i", "me", "my", "we", "our", "you",
-    "your", "he", "him", "his", "she", "her", "its", "them", "what", "which", "who", "whom",
-    "am", "were", "been", "being", "have", "has", "had", "do", "does", "did", "from", "up",
-    "down", "out", "over", "under", "again", "further", "once", "here", "when", "where", "why",
-    "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "own", "same",
-    "so", "than", "too", "very", "can", "just", "should", "now",
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+        "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+        "these", "they", "this", "to", "was", "will", "with", "i", "me", "my", "we", "our",
+        "you", "your", "he", "him", "his", "she", "her", "its", "them", "what", "which", "who",
+        "whom", "am", "were", "been", "being", "have", "has", "had", "do", "does", "did",
+        "from", "up", "down", "out", "over", "under", "again", "further", "once", "here",
+        "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most",
+        "other", "some", "own", "same", "so", "than", "too", "very", "can", "just", "should",
+        "now",
     ]
 )
 
@@ -38,11 +40,23 @@ QUESTION_WORDS = frozenset(
     ]
 )
 
-#: Words that never make a page title on their own: months, "one", roman "ii".
-TITLE_STOP_WORDS = STOP_WORDS | frozenset(
+#: Stop words that still count in a page title: they start names and titles ("Will
+#: Smith", "Down by Law", "Just Dance"), so multi-hop title matching keeps them.
+TITLE_WORDS = frozenset(
     [
-        "after", "before", "during", "those", "one", "ii", "january", "february", "march",
-        "april", "may", "june", "july", "august", "september", "october", "november",
+        "again", "all", "am", "any", "being", "can", "did", "do", "does", "down", "each", "few",
+        "further", "had", "has", "have", "here", "him", "into", "just", "me", "more", "most",
+        "my", "no", "now", "once", "other", "our", "out", "over", "own", "same", "should",
+        "so", "some", "such", "them", "too", "under", "up", "very", "will", "your",
+    ]
+)
+
+#: What multi-hop title matching drops: the stop words but :data:`TITLE_WORDS`, and words
+#: that never name a page on their own (months, "one", roman "ii", "also").
+TITLE_STOP_WORDS = (STOP_WORDS - TITLE_WORDS) | frozenset(
+    [
+        "after", "also", "before", "during", "those", "one", "ii", "january", "february",
+        "march", "april", "may", "june", "july", "august", "september", "october", "november",
         "december",
     ]
 )
