@@ -14,7 +14,7 @@ from tests.eval_data import EVAL_DIR, require_eval  # noqa: E402
 
 from archivist.application import Application  # noqa: E402
 from archivist.index.embeddings import SentenceTransformerEmbedder  # noqa: E402
-from archivist.settings import Settings  # noqa: E402
+from archivist.settings import OLLAMA_FALLBACK_LLM, Settings  # noqa: E402
 from archivist.storage import Database  # noqa: E402
 from archivist.testing.postgres import ThrowawayPostgres  # noqa: E402
 
@@ -37,10 +37,16 @@ _KEPT_VARIABLES = ("ARCHIVIST_EVAL_DIR", "ARCHIVIST_MODEL_DIR")
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test reads the developer's archivist.toml or ARCHIVIST_* variables."""
+    """No test reads the developer's archivist.toml or ARCHIVIST_* variables.
+
+    The default LLM depends on what the machine has fetched (the local model when it is
+    cached): every test names the Ollama fallback, so that a test behaves the same on
+    every machine; the tests of the default itself drop ``ARCHIVIST_LLM``.
+    """
     for key in list(os.environ):
         if key.startswith("ARCHIVIST_") and key not in _KEPT_VARIABLES:
             monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("ARCHIVIST_LLM", OLLAMA_FALLBACK_LLM)
     monkeypatch.setenv("ARCHIVIST_CONFIG", "")  # empty: no file is read
 
 

@@ -34,7 +34,22 @@ COLLECTION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 StrategySetting = Literal["auto", "tools", "pipeline"]
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
-DEFAULT_LLM = "ollama:qwen3:4b-instruct-2507-q4_K_M"
+#: The model asked of Ollama when no LLM is set and no local model is fetched.
+OLLAMA_FALLBACK_LLM = "ollama:qwen3:4b-instruct-2507-q4_K_M"
+
+
+def default_llm() -> str:
+    """The LLM when none is set: the fetched local model (1.5B, else 0.5B), else Ollama.
+
+    ``archivist model fetch`` puts the local model in the model cache; a setting
+    (``ARCHIVIST_LLM``, ``llm`` in ``archivist.toml``, ``--llm``) always wins over this.
+    """
+    from archivist.llm.models import DEFAULT_LOCAL_MODEL, MODELS, is_cached
+
+    for name in (DEFAULT_LOCAL_MODEL, *MODELS):
+        if is_cached(MODELS[name]):
+            return "local" if name == DEFAULT_LOCAL_MODEL else f"local:{name}"
+    return OLLAMA_FALLBACK_LLM
 
 
 class Settings(BaseSettings):
@@ -116,7 +131,11 @@ class Settings(BaseSettings):
     )
 
     # --- LLM -----------------------------------------------------------------------
-    llm: str = Field(default=DEFAULT_LLM, description='"provider:model", or "scripted".')
+    llm: str = Field(
+        default_factory=default_llm,
+        description='"provider:model", or "scripted". Unset: the local model when '
+        "`archivist model fetch` has fetched it, else Ollama's " + OLLAMA_FALLBACK_LLM + ".",
+    )
     llm_fast: str | None = Field(default=None, description="Model for rewriting and grading.")
     temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     llm_timeout_s: float = Field(default=120.0, gt=0, description="Seconds an LLM call may take.")
@@ -297,6 +316,11 @@ class Settings(BaseSettings):
         path = config_file()
         toml = () if path is None else (TomlConfigSettingsSource(settings_cls, toml_file=path),)
         return (init_settings, env_settings, *toml)
+
+    @property
+    def llm_is_set(self) -> bool:
+        """Whether the user chose the LLM (flag, environment, toml), not :func:`default_llm`."""
+        return "llm" in self.model_fields_set
 
     # --- derived paths -------------------------------------------------------------
     @property

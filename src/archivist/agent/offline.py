@@ -24,7 +24,13 @@ def describe(settings: Settings) -> str:
 
 
 def unreachable_message(settings: Settings) -> str:
-    """The one line shown when the LLM cannot be reached: what, where, and what to do."""
+    """The one line shown when the LLM cannot be reached: what, where, and what to do.
+
+    With no LLM set and no local model fetched, the line names the one command that gets a
+    model, and the other ways to have one.
+    """
+    if not settings.llm_is_set:
+        return no_model_message()
     what = describe(settings)
     if settings.llm.strip().lower().startswith("ollama:"):
         model = settings.llm.split(":", 1)[1]
@@ -34,6 +40,21 @@ def unreachable_message(settings: Settings) -> str:
     return (
         f"cannot reach the LLM: {what}: {how}, or choose another with "
         f"ARCHIVIST_LLM=provider:model (e.g. ARCHIVIST_LLM=scripted for a demo without an LLM)"
+    )
+
+
+def no_model_message() -> str:
+    """What to do when no LLM is set, no local model is fetched and Ollama is not running."""
+    from archivist.llm.models import DEFAULT_LOCAL_MODEL, MODELS
+    from archivist.settings import OLLAMA_FALLBACK_LLM
+
+    model = MODELS[DEFAULT_LOCAL_MODEL]
+    ollama_model = OLLAMA_FALLBACK_LLM.split(":", 1)[1]
+    return (
+        f"no LLM available: run `archivist model fetch` to get the local model "
+        f"({model.size / 1e9:.1f} GB, runs inside Archivist); or run Ollama "
+        f"(`ollama pull {ollama_model}`), or set a cloud model with its key, e.g. "
+        "ARCHIVIST_LLM=openai:gpt-4o-mini and OPENAI_API_KEY"
     )
 
 

@@ -82,6 +82,22 @@ def test_unreachable_llm_is_one_line_then_retrieval_only_exit_3(
     assert "Traceback" not in result.output
 
 
+def test_no_llm_and_no_local_model_is_one_line_naming_the_fetch_command(
+    app, data_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("ARCHIVIST_LLM")
+    monkeypatch.setenv("ARCHIVIST_MODEL_DIR", str(tmp_path / "no-models"))
+    monkeypatch.setenv("ARCHIVIST_OLLAMA_BASE_URL", "http://127.0.0.1:9")  # no Ollama
+    monkeypatch.setenv("ARCHIVIST_LLM_MAX_RETRIES", "0")
+    args = ["ask", "How do I install PostgreSQL?", "--data-dir", str(data_dir)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 3, result.output
+    hints = [line for line in result.output.splitlines() if "archivist model fetch" in line]
+    assert len(hints) == 1 and hints[0].startswith("no LLM available")
+    assert "Retrieval-only answer (no LLM)" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_chat_new_and_exit(app, data_dir: Path) -> None:
     script = "What is Python?\n/new\nHow do I install PostgreSQL?\n/exit\n"
     result = runner.invoke(app, ["chat", "--data-dir", str(data_dir)], input=script)

@@ -109,6 +109,7 @@ def register(app: typer.Typer) -> None:
         from archivist.app.api.app import create_app
         from archivist.app.api.auth import key_checker
         from archivist.application import Application
+        from archivist.llm import describe_llm
 
         quiet_libraries()
         logging.getLogger("archivist.sync").setLevel(logging.INFO)  # what a watched folder did
@@ -129,6 +130,12 @@ def register(app: typer.Typer) -> None:
         shown = f"[{settings.host}]" if ":" in settings.host else settings.host
         url = f"http://{shown}:{bound_port}"
         console.print(f"Archivist listening on {url}  (web UI {url}/ui · API docs {url}/docs)")
+        console.print(f"answers with the {describe_llm(settings)}")
+        if not settings.llm_is_set and not settings.llm.startswith("local"):
+            err_console.print(
+                "[yellow]note:[/yellow] no local model is fetched; `archivist model fetch` "
+                "gets one, or set ARCHIVIST_LLM"
+            )
         if settings.host not in LOCAL_HOSTS and not key_checker(settings).enabled:
             err_console.print(
                 "[yellow]warning:[/yellow] listening beyond localhost with no API keys; "
