@@ -120,6 +120,11 @@ def embed_queries(embedder: Embedder, texts: list[str]) -> list[list[float]]:
 _ONNX_EMBEDDERS: dict[tuple[str, bool], Embedder] = {}
 
 
+def onnx_capable(name: str) -> bool:
+    """Whether model ``name`` can run on ONNX: the bundled model or a local folder."""
+    return bundled_model_path(name) is not None or Path(name).is_dir()
+
+
 def make_embedder(settings: Settings) -> Embedder:
     """The embedder the settings ask for (ONNX sessions are shared within a process).
 
@@ -128,7 +133,7 @@ def make_embedder(settings: Settings) -> Embedder:
     """
     name, batch = settings.embedding_model, settings.embedding_batch_size
     backend = settings.embedding_backend
-    if backend != "torch" and (bundled_model_path(name) or Path(name).is_dir()):
+    if backend != "torch" and onnx_capable(name):
         from archivist.index.onnx_embeddings import OnnxEmbedder
 
         key = (name, backend == "onnx-int8")

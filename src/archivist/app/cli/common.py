@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -83,12 +84,19 @@ def print_json(data: Any) -> None:
 
 
 def quiet_libraries(pdf: bool = True) -> None:
-    """Keep third-party chatter (progress bars, MuPDF warnings) off the user's terminal.
+    """Keep third-party chatter (progress bars, warnings, MuPDF) off the user's terminal.
 
+    Python warnings are a library's advice to its programmer, not to our user: they are
+    off unless asked for (``python -W`` or ``PYTHONWARNINGS``), in worker processes too.
     ``pdf=False`` leaves MuPDF alone (and unimported) for commands that convert nothing.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    if not sys.warnoptions:
+        warnings.simplefilter("ignore")
+        os.environ.setdefault("PYTHONWARNINGS", "ignore")
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     if not pdf:
         return

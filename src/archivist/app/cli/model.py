@@ -1,4 +1,7 @@
-"""``archivist model``: fetch the GGUF models the ``local`` provider runs, list the cache."""
+"""``archivist model``: the local LLMs (fetch, list) and the embedding model (prepare).
+
+``prepare`` does the embedding model's one-off ONNX export ahead of the first ingest.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from archivist.app.cli.common import EXIT_ERROR, EXIT_USAGE, console, fail
+from archivist.app.cli.common import (
+    EXIT_ERROR,
+    EXIT_USAGE,
+    console,
+    fail,
+    quiet_libraries,
+    settings_from_cli,
+)
 from archivist.llm.models import MODELS, cached_path, fetch_model, is_cached, model_dir
 from archivist.types import ArchivistError
 
@@ -16,7 +26,7 @@ from archivist.types import ArchivistError
 def register(app: typer.Typer) -> None:
     """Add the ``model`` command group to the CLI."""
     group = typer.Typer(
-        help="Local models (GGUF) for ARCHIVIST_LLM=local: fetch them, list the cache.",
+        help="Local models (GGUF), the default LLM once fetched: fetch them, list the cache.",
         no_args_is_help=True,
     )
 
@@ -56,5 +66,28 @@ def register(app: typer.Typer) -> None:
         for model in MODELS.values():
             if is_cached(model):
                 console.print(f"{model.name}: {cached_path(model)}")
+
+    @group.command("prepare")
+    def prepare() -> None:
+        """Export the embedding model to ONNX now (once), not on the first ingest."""
+        quiet_libraries(pdf=False)
+        settings = settings_from_cli()
+        if settings.embedding_backend == "torch":
+            console.print("embedding_backend is torch: nothing to prepare")
+            return
+        from archivist.index.embeddings import onnx_capable
+        from archivist.index.onnx_embeddings import prepare as prepare_onnx
+
+        if not onnx_capable(settings.embedding_model):
+            console.print(f"{escape(settings.embedding_model)} runs on sentence-transformers: "
+                          "nothing to prepare")
+            return
+        try:
+            path, seconds = prepare_onnx(
+                settings.embedding_model, settings.embedding_backend == "onnx-int8"
+            )
+        except ArchivistError as exc:
+            fail(str(exc), EXIT_ERROR)
+        console.print(f"embedding model ready ({seconds:.1f} s): {escape(str(path))}")
 
     app.add_typer(group, name="model")
