@@ -18,7 +18,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $@
 
+# The embedding model's one-off ONNX export (~10 s) happens here, not on the first ingest.
 install: $(VENV)/.installed
+	@HF_HUB_OFFLINE=1 $(BIN)/archivist model prepare
 
 # Every optional extra (xllamacpp, llama.cpp's prebuilt wheel, among them), the local
 # models (0.5B for the tests, 1.5B for the demo; cached outside the repository, fetched
