@@ -22,6 +22,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from archivist.llm.models import OLLAMA_FALLBACK_LLM, default_llm
 from archivist.settings_sources import InvalidSettings as InvalidSettings
 from archivist.settings_sources import check_sources, config_file
 
@@ -34,22 +35,6 @@ COLLECTION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 StrategySetting = Literal["auto", "tools", "pipeline"]
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
-#: The model asked of Ollama when no LLM is set and no local model is fetched.
-OLLAMA_FALLBACK_LLM = "ollama:qwen3:4b-instruct-2507-q4_K_M"
-
-
-def default_llm() -> str:
-    """The LLM when none is set: the fetched local model (1.5B, else 0.5B), else Ollama.
-
-    ``archivist model fetch`` puts the local model in the model cache; a setting
-    (``ARCHIVIST_LLM``, ``llm`` in ``archivist.toml``, ``--llm``) always wins over this.
-    """
-    from archivist.llm.models import DEFAULT_LOCAL_MODEL, MODELS, is_cached
-
-    for name in (DEFAULT_LOCAL_MODEL, *MODELS):
-        if is_cached(MODELS[name]):
-            return "local" if name == DEFAULT_LOCAL_MODEL else f"local:{name}"
-    return OLLAMA_FALLBACK_LLM
 
 
 class Settings(BaseSettings):
@@ -131,11 +116,8 @@ class Settings(BaseSettings):
     )
 
     # --- LLM -----------------------------------------------------------------------
-    llm: str = Field(
-        default_factory=default_llm,
-        description='"provider:model", or "scripted". Unset: the local model when '
-        "`archivist model fetch` has fetched it, else Ollama's " + OLLAMA_FALLBACK_LLM + ".",
-    )
+    llm: str = Field(default_factory=default_llm, description='"provider:model", or '
+                     f'"scripted". Unset: the fetched local model, else {OLLAMA_FALLBACK_LLM}.')
     llm_fast: str | None = Field(default=None, description="Model for rewriting and grading.")
     temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     llm_timeout_s: float = Field(default=120.0, gt=0, description="Seconds an LLM call may take.")

@@ -26,6 +26,8 @@ from archivist.types import ArchivistError
 
 GGUF_MAGIC = b"GGUF"
 DEFAULT_LOCAL_MODEL = "1.5b"
+#: The model asked of Ollama when no LLM is set and no local model is fetched.
+OLLAMA_FALLBACK_LLM = "ollama:qwen3:4b-instruct-2507-q4_K_M"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,6 +101,18 @@ def is_cached(model: LocalModel) -> bool:
     """Whether ``model`` is fetched: the file exists with the expected size."""
     path = cached_path(model)
     return path.is_file() and path.stat().st_size == model.size
+
+
+def default_llm() -> str:
+    """The LLM when none is set: the fetched local model (1.5B, else 0.5B), else Ollama.
+
+    ``archivist model fetch`` puts the local model in the model cache; a setting
+    (``ARCHIVIST_LLM``, ``llm`` in ``archivist.toml``, ``--llm``) always wins over this.
+    """
+    for name in (DEFAULT_LOCAL_MODEL, *MODELS):
+        if is_cached(MODELS[name]):
+            return "local" if name == DEFAULT_LOCAL_MODEL else f"local:{name}"
+    return OLLAMA_FALLBACK_LLM
 
 
 def resolve_model_path(spec_model: str) -> Path:
