@@ -14,7 +14,8 @@ from tests.eval_data import EVAL_DIR, require_eval  # noqa: E402
 
 from archivist.application import Application  # noqa: E402
 from archivist.index.embeddings import SentenceTransformerEmbedder  # noqa: E402
-from archivist.settings import OLLAMA_FALLBACK_LLM, Settings  # noqa: E402
+from archivist.llm.models import OLLAMA_FALLBACK_LLM  # noqa: E402
+from archivist.settings import Settings  # noqa: E402
 from archivist.storage import Database  # noqa: E402
 from archivist.testing.postgres import ThrowawayPostgres  # noqa: E402
 

@@ -299,11 +299,6 @@ class Settings(BaseSettings):
         toml = () if path is None else (TomlConfigSettingsSource(settings_cls, toml_file=path),)
         return (init_settings, env_settings, *toml)
 
-    @property
-    def llm_is_set(self) -> bool:
-        """Whether the user chose the LLM (flag, environment, toml), not :func:`default_llm`."""
-        return "llm" in self.model_fields_set
-
     # --- derived paths -------------------------------------------------------------
     @property
     def vectors_path(self) -> Path:

@@ -29,7 +29,9 @@ def unreachable_message(settings: Settings) -> str:
     With no LLM set and no local model fetched, the line names the one command that gets a
     model, and the other ways to have one.
     """
-    if not settings.llm_is_set:
+    from archivist.llm.spec import llm_is_set
+
+    if not llm_is_set(settings):
         return no_model_message()
     what = describe(settings)
     if settings.llm.strip().lower().startswith("ollama:"):
@@ -45,8 +47,7 @@ def unreachable_message(settings: Settings) -> str:
 
 def no_model_message() -> str:
     """What to do when no LLM is set, no local model is fetched and Ollama is not running."""
-    from archivist.llm.models import DEFAULT_LOCAL_MODEL, MODELS
-    from archivist.settings import OLLAMA_FALLBACK_LLM
+    from archivist.llm.models import DEFAULT_LOCAL_MODEL, MODELS, OLLAMA_FALLBACK_LLM
 
     model = MODELS[DEFAULT_LOCAL_MODEL]
     ollama_model = OLLAMA_FALLBACK_LLM.split(":", 1)[1]

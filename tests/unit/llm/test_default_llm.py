@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from archivist.agent.offline import unreachable_message
-from archivist.llm.models import MODELS
-from archivist.settings import OLLAMA_FALLBACK_LLM, Settings, load_settings
+from archivist.llm.models import MODELS, OLLAMA_FALLBACK_LLM
+from archivist.llm.spec import llm_is_set
+from archivist.settings import Settings, load_settings
 
 
 def _fetched(folder: Path, *names: str) -> None:
@@ -32,7 +33,7 @@ def model_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_fetched_1_5b_is_the_default(model_dir: Path, tmp_path: Path) -> None:
     _fetched(model_dir, "1.5b", "0.5b")
     settings = Settings(data_dir=tmp_path / "lib")
-    assert settings.llm == "local" and not settings.llm_is_set
+    assert settings.llm == "local" and not llm_is_set(settings)
 
 
 def test_the_0_5b_is_the_default_when_only_it_is_fetched(model_dir: Path) -> None:
@@ -49,7 +50,7 @@ def test_nothing_fetched_falls_back_to_ollama_with_the_command_that_gets_a_model
     model_dir: Path,
 ) -> None:
     settings = load_settings()
-    assert settings.llm == OLLAMA_FALLBACK_LLM and not settings.llm_is_set
+    assert settings.llm == OLLAMA_FALLBACK_LLM and not llm_is_set(settings)
     line = unreachable_message(settings)
     assert "\n" not in line
     assert "`archivist model fetch`" in line and "Ollama" in line
@@ -63,7 +64,7 @@ def test_a_configured_llm_always_wins(
     _fetched(model_dir, "1.5b")
     monkeypatch.setenv("ARCHIVIST_LLM", spec)
     settings = load_settings()
-    assert settings.llm == spec and settings.llm_is_set
+    assert settings.llm == spec and llm_is_set(settings)
     monkeypatch.delenv("ARCHIVIST_LLM")
     assert load_settings(llm=spec).llm == spec  # --llm
 

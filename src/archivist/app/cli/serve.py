@@ -110,6 +110,7 @@ def register(app: typer.Typer) -> None:
         from archivist.app.api.auth import key_checker
         from archivist.application import Application
         from archivist.llm import describe_llm
+        from archivist.llm.spec import llm_is_set
 
         quiet_libraries()
         logging.getLogger("archivist.sync").setLevel(logging.INFO)  # what a watched folder did
@@ -131,7 +132,7 @@ def register(app: typer.Typer) -> None:
         url = f"http://{shown}:{bound_port}"
         console.print(f"Archivist listening on {url}  (web UI {url}/ui · API docs {url}/docs)")
         console.print(f"answers with the {describe_llm(settings)}")
-        if not settings.llm_is_set and not settings.llm.startswith("local"):
+        if not llm_is_set(settings) and not settings.llm.startswith("local"):
             err_console.print(
                 "[yellow]note:[/yellow] no local model is fetched; `archivist model fetch` "
                 "gets one, or set ARCHIVIST_LLM"
