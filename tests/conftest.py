@@ -36,6 +36,17 @@ def embedder() -> SentenceTransformerEmbedder:
 _KEPT_VARIABLES = ("ARCHIVIST_EVAL_DIR", "ARCHIVIST_MODEL_DIR")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _default_llm_named() -> Iterator[None]:
+    """Every test names the Ollama fallback as its LLM (see ``_isolated_env``) from the start.
+
+    Module- and session-scoped libraries are built before any function-scoped fixture.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARCHIVIST_LLM", OLLAMA_FALLBACK_LLM)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's archivist.toml or ARCHIVIST_* variables.
