@@ -28,7 +28,7 @@ import pytest
 from langchain_core.messages import BaseMessage, ToolMessage
 
 from archivist.agent.prompts import ABSTAIN_PREFIX
-from archivist.agent.quoting import quote_attr
+from archivist.agent.quoting import quote_attr, unquote_answer
 from archivist.agent.service import AgentService
 from archivist.agent.state import QuestionAnalysis
 from archivist.agent.tools import evidence_block, web_evidence
@@ -134,6 +134,7 @@ def _escapes(calls: list[Any], asked: set[str], answers: list[str], sources: lis
             found.setdefault(number, set()).add(how)
 
     shown = {quote_attr(n) for n in names} | names
+    shown |= {unquote_answer(n) for n in shown}  # as the final answer gives it back
     for call in calls:
         for message in call.messages:
             text = str(message.content)
@@ -214,7 +215,8 @@ def test_no_injected_document_escapes_its_data_block(
     # every document was actually retrieved and quoted (the injections were on stage)
     quoted = " ".join(answers)
     for name in questions:
-        assert quote_attr(HOSTILE_NAME if name.startswith("10-") else name) in quoted, name
+        given = unquote_answer(quote_attr(HOSTILE_NAME if name.startswith("10-") else name))
+        assert given in quoted, name  # the answer gives back the quoted name, unquoted
 
 
 def test_web_results_are_quoted_like_documents() -> None:

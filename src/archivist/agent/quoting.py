@@ -21,6 +21,8 @@ import re
 #: ``<`` that opens something tag-like: ``<tag``, ``</tag``, ``< /tag``, ``<|token|>``,
 #: ``<!-- -->``, ``<?xml``. A ``<`` followed by a space or a digit (``x < 5``) stays.
 _TAG_OPEN = re.compile(r"<(?=\s*/?\s*[A-Za-z_|!?])")
+#: What ``_TAG_OPEN`` made of such a ``<``.
+_QUOTED_TAG = re.compile(r"&lt;(?=\s*/?\s*[A-Za-z_|!?])")
 #: A line that would read as one of the prompts' own structure lines.
 _STRUCTURE_LINE = re.compile(
     r"^(\s*)(question|system|user|assistant|human|instructions?)(\s*:)", re.I | re.M
@@ -30,6 +32,17 @@ _STRUCTURE_LINE = re.compile(
 def quote_data(text: str) -> str:
     """``text`` as inert data for the inside of a prompt block."""
     return _STRUCTURE_LINE.sub(r"\1(quoted) \2\3", _TAG_OPEN.sub("&lt;", text))
+
+
+def unquote_answer(text: str) -> str:
+    """An answer as its reader sees it: the ``&lt;`` and ``&gt;`` quoting made are ``<``, ``>``.
+
+    A model copies a quoted ``<Ctrl>`` as the ``&lt;Ctrl>`` it was shown, and a document
+    name as its quoted header attribute. Only for text
+    leaving the agent: the answer is quoted again whenever it re-enters a prompt (as
+    history), and every interface treats answer text as untrusted already.
+    """
+    return _QUOTED_TAG.sub("<", text).replace("&gt;", ">")
 
 
 def quote_attr(value: str) -> str:

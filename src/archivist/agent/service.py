@@ -31,6 +31,7 @@ from archivist.agent.confidence import LOW
 from archivist.agent.graph import build_graph
 from archivist.agent.offline import failure_message, retrieval_only
 from archivist.agent.policy import Policy, policy_for
+from archivist.agent.quoting import unquote_answer
 from archivist.agent.stats import TurnStats
 from archivist.agent.steps import message_text
 from archivist.conversations import TurnLog, recorded, settings_used
@@ -224,7 +225,7 @@ class AgentService:
             yield events.done(thread_id, ask, status="clarification")
             return
         values = state.values
-        answer = str(values.get("answer", ""))  # answer is final here: every check has run
+        answer = unquote_answer(str(values.get("answer", "")))  # final: every check has run
         for piece in answer_pieces(answer):
             yield events.token(piece)
         sources = [Source(**s) for s in values.get("sources", [])]

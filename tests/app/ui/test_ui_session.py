@@ -76,3 +76,12 @@ def test_a_conversation_read_back_shows_the_steps_it_showed_live(
     assert steps["metadata"]["duration"] >= 0
     assert not re.search(r"\d\s?m?s\b", steps["metadata"]["log"]), steps["metadata"]
     assert turn_messages(chat.turns.turns(thread)) == shown
+
+
+def test_an_answer_shows_angle_brackets_as_written() -> None:
+    from archivist.app.ui.render import answer_markdown
+
+    answer = "Press <Ctrl> and <Enter>; in code `<div>` and\n```\n<b>x</b>\n```\nstay as they are."
+    shown = answer_markdown(answer, [], None, 1)
+    assert shown == ("Press &lt;Ctrl> and &lt;Enter>; in code `<div>` and\n```\n<b>x</b>\n```"
+                     "\nstay as they are.")

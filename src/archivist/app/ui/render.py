@@ -18,6 +18,7 @@ from archivist.events import Event
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,300})\](?!\()")
 _PAGES = re.compile(r"pp?\.\s*(\d+)")
+_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)  # code, where ``&lt;`` would show as is
 
 SOURCE_JS = """
 <script>
@@ -105,12 +106,21 @@ def sources_block(sources: list[dict[str, Any]], confidence: str | None, turn: i
     return heading + "\n\n" + "\n".join(lines)
 
 
+def literal_angles(text: str) -> str:
+    """``text`` with each ``<`` outside code written ``&lt;``, so ``<Ctrl>`` shows as itself.
+
+    The chat's HTML sanitizer would drop it as an unknown tag.
+    """
+    parts = _CODE.split(text)
+    return "".join(part if i % 2 else part.replace("<", "&lt;") for i, part in enumerate(parts))
+
+
 def answer_markdown(
     answer: str, sources: list[dict[str, Any]], confidence: str | None, turn: int
 ) -> str:
     """An answer as the chat shows it: markers in the text, then the Sources list."""
     block = sources_block(sources, confidence, turn)
-    text = with_markers(answer, sources, turn)
+    text = with_markers(literal_angles(answer), sources, turn)
     return f"{text}\n\n{block}" if block else text
 
 
