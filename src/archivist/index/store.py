@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import UTC, datetime
 
 from archivist.index.catalog import Catalog
 from archivist.index.embeddings import Embedder, make_embedder
@@ -31,6 +32,20 @@ from archivist.types import (
 )
 
 log = logging.getLogger(__name__)
+
+STALE_UNFINISHED_S = 3600.0
+"""On a shared database, a document left pending or removing this long was abandoned."""
+
+
+def _stale(added_at: str) -> bool:
+    """Whether a document written at ``added_at`` (ISO time) is older than the limit."""
+    try:
+        written = datetime.fromisoformat(added_at)
+    except ValueError:
+        return True
+    if written.tzinfo is None:
+        written = written.replace(tzinfo=UTC)
+    return (datetime.now(UTC) - written).total_seconds() > STALE_UNFINISHED_S
 
 
 class DocumentStore:
@@ -90,20 +105,32 @@ class DocumentStore:
 
     # --- consistency -------------------------------------------------------------------
     def _repair(self) -> list[str]:
-        """Make catalog, parents and vectors agree after any interruption."""
+        """Make catalog, parents and vectors agree after any interruption.
+
+        On a shared database other workers may be writing documents right now: only
+        unfinished documents older than :data:`STALE_UNFINISHED_S` are purged (a job a dead
+        worker left is written again by the worker that takes it over), and only vectors of
+        documents the catalog does not know at all are deleted.
+        """
         repairs: list[str] = list(self.vectors.opening_notes)
+        shared = not self.database.embedded
         for record in self.catalog.unfinished():
+            if shared and not _stale(record.added_at):
+                continue
             self.purge(record.collection, record.document_id)
             repairs.append(
                 f"removed unfinished {record.status} document {record.name} ({record.document_id})"
             )
         for collection in self.catalog.collections():
             ready = {d.document_id: d for d in self.catalog.documents(collection)}
+            known = set(ready)
+            if shared:
+                known |= {d.document_id for d in self.catalog.documents(collection, None)}
             stored = self.vectors.document_ids(collection)
-            for orphan in stored - set(ready):
+            for orphan in stored - known:
                 self.vectors.delete_document(collection, orphan)
                 repairs.append(f"deleted vectors of unknown document {orphan}")
-            for orphan in self.tables.document_ids(collection) - set(ready):
+            for orphan in self.tables.document_ids(collection) - known:
                 self.tables.delete_document(collection, orphan)
                 repairs.append(f"deleted tables of unknown document {orphan}")
             for missing in set(ready) - stored:

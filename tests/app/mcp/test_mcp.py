@@ -13,8 +13,10 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from archivist.application import Application
+from archivist.conversations import TurnLog
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import SEARCH_MODES, Settings
+from archivist.storage import open_database
 
 
 def _structured(result: Any) -> dict[str, Any]:
@@ -75,9 +77,18 @@ def test_mcp_tools_over_stdio(data_dir: Path, tmp_path: Path) -> None:
                             "thread_id": answer["thread_id"]}))
                 assert follow["thread_id"] == answer["thread_id"]
                 assert "February" in follow["answer"]
+                threads.append(answer["thread_id"])
 
                 bad = await session.call_tool("search_documents", {"query": ""})
                 is_error = getattr(bad, "is_error", None)
                 assert is_error if is_error is not None else bad.isError  # type: ignore[attr-defined]
 
+    threads: list[str] = []
     anyio.run(session_run)
+    database = open_database(None, data_dir)  # MCP's turns are recorded like every other's
+    try:
+        turns = TurnLog(database).turns(threads[0])
+    finally:
+        database.close()
+    assert [t.question for t in turns] == ["How long does the Zephyr warranty last?",
+                                           "When are Honeycrisp trees pruned?"]
