@@ -62,7 +62,7 @@ def test_the_answer_streams_once_after_every_step(make_service) -> None:
     def abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
         if info.schema is not None or info.tools:
             return None
-        if "judged relevant" in str(messages[0].content):
+        if "judged relevant" in str(messages[-1].content):
             return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
         return "The documents do not contain how to install PostgreSQL."
 
@@ -76,3 +76,19 @@ def test_the_answer_streams_once_after_every_step(make_service) -> None:
     first_token = types.index("token")
     assert "step" not in types[first_token:]
     assert types[first_token:] == ["token"] * len(tokens) + ["sources", "stats", "done"]
+
+
+def test_the_second_look_continues_the_writing_call(make_service) -> None:
+    # the same system prompt and passages first, so the server's prompt cache holds them
+    def abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if info.schema is not None or info.tools:
+            return None
+        if "judged relevant" in str(messages[-1].content):
+            return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
+        return "The documents do not contain how to install PostgreSQL."
+
+    llm = ScriptedChatModel(rules=[abstain_first])
+    run(make_service(llm, policy="small", strategy="pipeline"), "How do I install PostgreSQL?")
+    write, look = llm.calls
+    assert look.messages[: len(write.messages)] == write.messages
+    assert look.messages[len(write.messages)].content.startswith("The documents do not")

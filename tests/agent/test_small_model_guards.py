@@ -222,7 +222,7 @@ def _abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
     # the first reading, finds the line when asked to look for it
     if info.schema is not None or info.tools:
         return None
-    if "judged relevant" in str(messages[0].content):
+    if "judged relevant" in str(messages[-1].content):
         return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
     return "The documents do not contain how to install PostgreSQL."
 
@@ -244,7 +244,7 @@ def _cite_only_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
     # like the 1.5B over the memberships row: a citation and nothing else on first reading
     if info.schema is not None or info.tools:
         return None
-    if "judged relevant" in str(messages[0].content):
+    if "judged relevant" in str(messages[-1].content):
         return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
     return "[postgres-guide.md]"
 

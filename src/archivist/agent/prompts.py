@@ -117,6 +117,17 @@ do not state. Only if no passage states it for exactly what the question asks (t
 thing, the same year or period, the same company or person), reply "{ABSTAIN_PREFIX} ..."
 and say what is missing. {UNTRUSTED_NOTE}"""
 
+# the second look as a turn after the writer's answer (the same system prompt and passages
+# come first, so a server's prompt cache holds them)
+SECOND_LOOK_ASK = f"""Those passages were judged relevant to the question, yet your answer
+found nothing in them. Read them again, one by one, tables included: find the sentence or
+table row that states what the question asks, and answer from it, concisely, with no
+preamble: a sentence that states it, then its citation, e.g. "Revenue was $2,410 million in
+2021 [report.pdf, p. 4]." A citation alone is not an answer. If the passages state only
+part of what is asked, answer that part and say which part they do not state. Only if no
+passage states it for exactly what the question asks, reply "{ABSTAIN_PREFIX} ..." and say
+what is missing."""
+
 # the question comes last: the 1.5B model wrote "The documents do not contain ..." over a
 # passage holding the answer when the question came first, and answered it (57,834
 # [NETFLIX_2017_10K.pdf, p. 23]) with the same passages when the question came after them

@@ -49,6 +49,13 @@ def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
     # at most `keep` passages, the best ranked first
     many = [_evidence(f"Archivist stays consistent during ingest {n}") for n in range(6)]
     assert score_gate(question, many, keep=2)[0] == many[:2]
+    # nothing when the best passage holds too little of the question; else the passages
+    # within `ratio` of the best one's coverage
+    weak = _evidence("Archivist has a web UI.")
+    assert score_gate(question, [weak], min_coverage=0.25)[0] == []
+    assert score_gate(question, [many[0], weak], min_coverage=0.1, ratio=0.5)[0] == [many[0]]
+    assert score_gate(question, [many[0], weak], min_coverage=0.1, ratio=0.0)[0] == [
+        many[0], weak]
 
 
 def test_queries_worth_running() -> None:

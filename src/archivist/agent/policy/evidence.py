@@ -24,17 +24,22 @@ _TOKENS = re.compile(r"[a-z0-9+#]+")
 def _mentioned(evidence: Iterable[Evidence]) -> set[str]:
     words: set[str] = set()
     for item in evidence:
+        words.update(_TOKENS.findall(_place(item).lower()))
         words.update(_TOKENS.findall(item.get("text", "").lower()))
-        words.update(_TOKENS.findall(item["document_name"].lower()))
     return words
 
 
-def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
-    """Whether the passages (text or document name) name half the subjects, at most two.
+def _place(item: Evidence) -> str:
+    """Where a passage comes from: its section's headings and its document's name."""
+    return " ".join([*item.get("heading_path", []), item["document_name"]])
 
-    A question without named subjects ("How can I save my workspace?") passes. "Which
-    singer is American, Mark King or Nick Hexum?" names five; a passage on Nick Hexum
-    names two and is on the subject.
+
+def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
+    """Whether the passages name half the question's subjects (at most two are needed).
+
+    Their text, section headings and document name count. A question without named
+    subjects ("How can I save my workspace?") passes. "Which singer is American, Mark King
+    or Nick Hexum?" names five; a passage on Nick Hexum names two and is on the subject.
     """
     terms = subject_terms(question)
     if not terms:
@@ -85,9 +90,12 @@ def keyword_query(question: str) -> str:
 # --- the score gate: relevance by code instead of a grading call -------------------------
 #: Passages the gate keeps at most, in the search's rank order.
 GATE_KEEP = 4
-#: Share of the question's content words a passage must hold (a shared five-letter stem
-#: counts) to be kept; calibrated on the shared evaluation sets (docs/results.md).
-GATE_COVERAGE = 0.34
+#: Share of the question's content words (a shared five-letter stem counts) the best
+#: passage must hold for anything to be kept ...
+GATE_COVERAGE = 0.25
+#: ... and share of the best passage's coverage every kept passage must reach. Both were
+#: calibrated on the shared sets (bench/gate_calibration.py; docs/results.md).
+GATE_RATIO = 0.5
 
 
 def coverage(question: str, text: str) -> float:
@@ -99,27 +107,33 @@ def coverage(question: str, text: str) -> float:
     return sum(1 for word in asked if word_kept(word, held)) / len(asked)
 
 
-def passes_gate(question: str, item: Evidence, min_coverage: float = GATE_COVERAGE) -> bool:
-    """Whether one passage is evidence for ``question``, by code alone.
+def gate_coverage(question: str, item: Evidence) -> float:
+    """A passage's coverage of the question (0 when it does not name its subjects).
 
-    It must name the question's subjects and hold enough of its words (its section's
-    headings and its document's name count).
+    Its section headings and document name count with its text.
     """
     if not on_subject(question, [item]):
-        return False
-    place = " ".join([*item.get("heading_path", []), item["document_name"]])
-    return coverage(question, f"{place} {item.get('text', '')}") >= min_coverage
+        return 0.0
+    return coverage(question, f"{_place(item)} {item.get('text', '')}")
 
 
 def score_gate(
     question: str, items: list[Evidence], keep: int = GATE_KEEP,
-    min_coverage: float = GATE_COVERAGE,
+    min_coverage: float = GATE_COVERAGE, ratio: float = GATE_RATIO,
 ) -> tuple[list[Evidence], list[Evidence]]:
-    """The passages kept (at most ``keep``, in rank order) and dropped, by code alone."""
+    """The passages kept (at most ``keep``, in rank order) and dropped, by code alone.
+
+    Nothing is kept unless the best passage holds ``min_coverage`` of the question's
+    words; then every passage within ``ratio`` of the best one's coverage is, best ranked
+    first.
+    """
+    scores = [gate_coverage(question, item) for item in items]
+    best = max(scores, default=0.0)
+    bar = max(min_coverage, ratio * best)
     kept: list[Evidence] = []
     dropped: list[Evidence] = []
-    for item in items:
-        if len(kept) < keep and passes_gate(question, item, min_coverage):
+    for item, score in zip(items, scores, strict=True):
+        if best >= min_coverage and score >= bar and score > 0 and len(kept) < keep:
             kept.append(item)
         else:
             dropped.append(item)

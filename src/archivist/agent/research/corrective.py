@@ -250,13 +250,7 @@ class Corrective:
         # the passages in rank order first (a small model answers from what it reads
         # first), then the whole sections they come from
         passages = "\n".join(evidence_block(e) for e in [*state.evidence, *parents])
-        reply = self.llm.invoke(
-            [
-                SystemMessage(prompts.WRITE_SYSTEM),
-                HumanMessage(prompts.WRITE_USER.format(
-                    question=state.sub_question, passages=passages
-                )),
-            ],
-        )
+        prompt = prompts.WRITE_USER.format(question=state.sub_question, passages=passages)
+        reply = self.llm.invoke([SystemMessage(prompts.WRITE_SYSTEM), HumanMessage(prompt)])
         return {"messages": [reply], "evidence": parents,
-                "parents_read": [p["parent_id"] for p in parents]}
+                "parents_read": [p["parent_id"] for p in parents], "write_prompt": prompt}

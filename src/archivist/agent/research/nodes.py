@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
+    AIMessage,
     AnyMessage,
     HumanMessage,
     RemoveMessage,
@@ -177,16 +178,27 @@ class ResearchNodes:
         Only a citation counts as no answer. The 1.5B model replied "the documents do not
         contain" with "Net sales of $14,694 million" in the second of five passages; asked
         to find the sentence or row that states it, it answers, or abstains again.
+
+        After ``write`` the second look continues the writing call's conversation (its
+        system prompt and passages, then the first answer and the request), so a model
+        server with a prompt cache (llama.cpp) reads only the new turn.
         """
         what = "abstained" if prompts.abstains(first) else "gave only a citation"
         emit_step(StepKind.SECOND_LOOK, f"the answer {what} although passages were graded "
                   "relevant: reading them again", sub_question=state.index)
-        passages = "\n".join(evidence_block(e) for e in state.evidence)
-        reply = self.llm.invoke([
-            SystemMessage(prompts.SECOND_LOOK_SYSTEM),
-            HumanMessage(prompts.WRITE_USER.format(question=state.sub_question,
-                                                   passages=passages)),
-        ])
+        if state.write_prompt:
+            messages: list[AnyMessage] = [
+                SystemMessage(prompts.WRITE_SYSTEM), HumanMessage(state.write_prompt),
+                AIMessage(first), HumanMessage(prompts.SECOND_LOOK_ASK),
+            ]
+        else:
+            passages = "\n".join(evidence_block(e) for e in state.evidence)
+            messages = [
+                SystemMessage(prompts.SECOND_LOOK_SYSTEM),
+                HumanMessage(prompts.WRITE_USER.format(question=state.sub_question,
+                                                       passages=passages)),
+            ]
+        reply = self.llm.invoke(messages)
         return message_text(reply.content).strip()
 
     def finish(self, state: ResearchState) -> dict[str, Any]:

@@ -59,4 +59,5 @@ class ResearchState:
     web_tried: bool = False
     table_tried: bool = False  # the table path ran (see research/tables.py)
     table_answered: bool = False  # ... and answered from a query's result
+    write_prompt: str = ""  # the user message of the writing call (a second look continues it)
     sub_answers: list[SubAnswer] = field(default_factory=list)
