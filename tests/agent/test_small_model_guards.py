@@ -233,7 +233,7 @@ def test_an_abstention_despite_relevant_passages_gets_a_second_look(make_service
                  "How do I install PostgreSQL?")
     assert steps(events, "second_look")
     assert "apt install postgresql" in done(events)["answer"]
-    assert source_names(events) == ["postgres-guide.md"]
+    assert set(source_names(events)) == {"postgres-guide.md"}
     # switched off, the abstention stands
     off = run(make_service(ScriptedChatModel(rules=[_abstain_first]), strategy="pipeline",
                            second_look=False, policy="small"), "How do I install PostgreSQL?")
