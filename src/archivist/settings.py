@@ -337,8 +337,9 @@ class Settings(BaseSettings):
 
 def check_collection_name(value: str) -> str:
     """``value`` if it is a valid collection name; ``ValueError`` otherwise."""
-    if not value or not all(ch.isalnum() or ch in "-_" for ch in value):
-        raise ValueError("a collection name uses letters, digits, '-' and '_' only")
+    if not re.fullmatch(COLLECTION_PATTERN, value):  # the rule the API's parameters use too
+        raise ValueError("a collection name uses letters, digits, '-' and '_' only "
+                         "(1 to 64, ASCII)")
     return value
 
 

@@ -101,3 +101,4 @@ def test_a_bad_url_or_an_unreachable_server_is_one_line_without_the_password() -
     message = str(caught.value)
     assert "cannot open the database" in message and "s3cret" not in message
     assert "\n" not in message
+
