@@ -56,3 +56,35 @@ def test_a_restarted_embedded_server_frees_its_running_jobs_at_once(database: Da
     assert old.claim() is not None and new.claim() is None
     assert new.release_all() == 1
     assert new.claim().worker == "new"
+
+
+def _claim_all(url: str, worker: str, out: list[str]) -> None:
+    """Claim and finish jobs until none is left (run in its own process)."""
+    database = Database(url)
+    queue = JobQueue(database, worker, 30)
+    while (job := queue.claim()) is not None:
+        out.append(job.job_id)
+        queue.finish(job.job_id, "done", {})
+    database.close()
+
+
+def test_four_processes_claim_forty_jobs_each_exactly_once(database: Database) -> None:
+    import multiprocessing
+
+    queue = JobQueue(database, "submitter", 30)
+    for n in range(40):
+        _submit(queue, f"j{n:02d}")
+    url = database.url.render_as_string(hide_password=False)
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager:
+        claims = manager.list()
+        workers = [context.Process(target=_claim_all, args=(url, f"w{i}", claims))
+                   for i in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=120)
+            assert worker.exitcode == 0
+        claimed = list(claims)
+    assert sorted(claimed) == [f"j{n:02d}" for n in range(40)]  # each once, none lost
+    assert queue.active() == []
