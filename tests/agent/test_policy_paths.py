@@ -12,6 +12,15 @@ from archivist.agent.state import QuestionAnalysis, RelevanceGrades
 from archivist.testing import CallInfo, ScriptedChatModel
 
 
+def abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
+    """A writer that abstains, then answers when asked to look again (as the 1.5B did)."""
+    if info.schema is not None or info.tools:
+        return None
+    if "judged relevant" in str(messages[-1].content):
+        return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
+    return "The documents do not contain how to install PostgreSQL."
+
+
 def test_a_plain_question_on_a_small_model_takes_one_llm_call(make_service) -> None:
     llm = ScriptedChatModel()
     events = run(make_service(llm, policy="small", strategy="pipeline"),
@@ -59,13 +68,6 @@ def test_a_capable_models_analysis_and_grades_are_used_as_they_are(make_service)
 
 
 def test_the_answer_streams_once_after_every_step(make_service) -> None:
-    def abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if info.schema is not None or info.tools:
-            return None
-        if "judged relevant" in str(messages[-1].content):
-            return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
-        return "The documents do not contain how to install PostgreSQL."
-
     events = run(make_service(ScriptedChatModel(rules=[abstain_first]), policy="small",
                               strategy="pipeline"), "How do I install PostgreSQL?")
     types = [e.type for e in events]
@@ -80,13 +82,6 @@ def test_the_answer_streams_once_after_every_step(make_service) -> None:
 
 def test_the_second_look_continues_the_writing_call(make_service) -> None:
     # the same system prompt and passages first, so the server's prompt cache holds them
-    def abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if info.schema is not None or info.tools:
-            return None
-        if "judged relevant" in str(messages[-1].content):
-            return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
-        return "The documents do not contain how to install PostgreSQL."
-
     llm = ScriptedChatModel(rules=[abstain_first])
     run(make_service(llm, policy="small", strategy="pipeline"), "How do I install PostgreSQL?")
     write, look = llm.calls
