@@ -51,3 +51,9 @@ def test_the_query_is_cut_out_of_the_reply() -> None:
     assert extract_sql("WITH x AS (SELECT 1) SELECT * FROM x") == \
         "WITH x AS (SELECT 1) SELECT * FROM x"
     assert extract_sql("no query here") == "no query here"
+
+
+def test_one_shared_word_is_not_enough_without_evidence_from_the_table() -> None:
+    levels = _table("levels", "Water levels", ["Level", "Depth"], doc="d9")
+    assert relevant_tables("How do I change the log level?", [levels], []) == []
+    assert relevant_tables("Which depth level is the highest?", [levels], []) == [levels]

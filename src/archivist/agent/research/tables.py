@@ -71,16 +71,16 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
     """The tables that match the question best: shared words, then the evidence's pages.
 
     A table on a page the evidence came from scores 3 more, one of a document the
-    evidence came from 1 more. Tables sharing no word with the question (years aside:
-    every table has them) are left out.
+    evidence came from 1 more. A table must share two words with the question (years
+    aside: every table has them), or one when the evidence came from its document.
     """
     wanted = {w for w in content_words(question) if not _YEAR.fullmatch(w)}  # every table
     scored = []
     for position, table in enumerate(tables):
         shared = len(wanted & _words(table))
-        if not shared:
-            continue
         same = [e for e in evidence if e.get("document_id") == table.document_id]
+        if shared < 2 and not (shared and same):
+            continue
         bonus = 3 if any(_pages_meet(table, e) for e in same) else (1 if same else 0)
         scored.append((shared + bonus, -position, table))
     scored.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
