@@ -15,6 +15,7 @@ Usage::
 
     python bench/gate_calibration.py hotpot DATA_DIR [--collection NAME]
     python bench/gate_calibration.py pdfs DATA_DIR --collection pdfs
+    python bench/gate_calibration.py hotpot DATA_DIR --mode multihop --only 4,0.25,0.5
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def main() -> None:
     parser.add_argument("set", choices=["hotpot", "pdfs"])
     parser.add_argument("data_dir", type=Path)
     parser.add_argument("--collection", default=None)
+    parser.add_argument("--mode", default=None, help="search mode (default: the setting)")
+    parser.add_argument("--only", default=None, help="one setting: KEEP,MIN_COV,RATIO")
     args = parser.parse_args()
     items = hotpot_items() if args.set == "hotpot" else pdf_items()
     settings = Settings(data_dir=args.data_dir, **(
@@ -82,15 +85,18 @@ def main() -> None:
     with open_application(settings) as app:
         k = app.settings.tool_result_hits
         for item in items:
-            hits = app.searcher.search(item["question"], k=k)
+            hits = app.searcher.search(item["question"], k=k, mode=args.mode)
             evidence = [hit_evidence(h) for h in hits]
             labels = [relevant(item, h) for h in hits]
             runs.append((item, evidence, labels))
     print(f"{args.set}: {len(items)} questions, k={k}; relevant hits found by search: "
           f"{sum(sum(labels) for _i, _e, labels in runs)}")
     print("keep  min_cov  ratio | kept recall  precision  found  abstains  kept/question")
-    for keep, min_cov, ratio in itertools.product([2, 3, 4, 6], [0.0, 0.2, 0.25, 0.34, 0.5],
-                                                  [0.0, 0.5, 0.75]):
+    grid = list(itertools.product([2, 3, 4, 6], [0.0, 0.2, 0.25, 0.34, 0.5], [0.0, 0.5, 0.75]))
+    if args.only:
+        keep_s, cov_s, ratio_s = args.only.split(",")
+        grid = [(int(keep_s), float(cov_s), float(ratio_s))]
+    for keep, min_cov, ratio in grid:
         kept_rel = found_rel = kept_all = found = answerable = abstained = unanswerable = 0
         for item, evidence, labels in runs:
             kept, _ = score_gate(item["question"], evidence, keep=keep, min_coverage=min_cov,
