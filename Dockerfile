@@ -1,6 +1,7 @@
 # Archivist alone: the API, the web UI and the MCP server. No LLM and no vector database
 # live in this image; point it at them with settings (see docker-compose.yml):
 #   ARCHIVIST_QDRANT_URL       a Qdrant server (empty = embedded Qdrant in /data)
+#   ARCHIVIST_DATABASE_URL     PostgreSQL for every table and (pgvector) the vectors
 #   ARCHIVIST_OLLAMA_BASE_URL  an Ollama server (or ARCHIVIST_LLM=openai:... etc.)
 FROM python:3.11-slim
 
@@ -19,7 +20,7 @@ RUN pip install --index-url https://download.pytorch.org/whl/cpu torch
 
 COPY pyproject.toml README.md* ./
 COPY src ./src
-RUN pip install ".[server,mcp,openai]" \
+RUN pip install ".[server,mcp,openai,postgres]" \
     && useradd --create-home --uid 1000 archivist \
     && mkdir -p /data && chown archivist:archivist /data
 

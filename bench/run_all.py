@@ -30,6 +30,10 @@ BENCHMARKS = [
     ),
     ("retrieval quality: SciFact and HotpotQA-100", ["retrieval_bench.py", "--out", str(RESULTS)]),
     (
+        "PostgreSQL + pgvector against the embedded engine: SciFact, latency, throughput",
+        ["pgvector_bench.py", "--json", str(RESULTS / "pgvector.json")],
+    ),
+    (
         "scale: 2k, 20k and 100k chunks on the embedded engine",
         ["scale_bench.py", "--legacy-sizes", "2000", "--json", str(RESULTS / "scale.json")],
     ),

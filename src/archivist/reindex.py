@@ -20,6 +20,7 @@ from archivist.documents.chunked import embedding_text
 from archivist.index.catalog import Catalog
 from archivist.index.edge_store import DirectoryLock, EdgeVectorStore
 from archivist.index.embeddings import Embedder
+from archivist.index.engines import vector_engine
 from archivist.index.migration import recover_interrupted_swap, staging_path, swap_in_staged
 from archivist.index.sparse import BM25Encoder
 from archivist.settings import Settings
@@ -50,10 +51,16 @@ def reindex(
     progress: ReindexProgress | None = None,
 ) -> ReindexReport:
     """Rebuild the embedded vectors of every collection; ``embedder_for(model_name)``."""
-    if settings.qdrant_url:
+    engine = vector_engine(settings)
+    if engine == "qdrant-server":
         raise ArchivistError(
             "reindex rebuilds the embedded vector store; with a Qdrant server "
             "(ARCHIVIST_QDRANT_URL), delete its archivist_* collections and ingest again"
+        )
+    if engine == "pgvector":
+        raise ArchivistError(
+            "reindex rebuilds the embedded vector store; with pgvector (vector_engine, "
+            "database_url), remove the documents and ingest them again"
         )
     data_dir = settings.data_dir
     if settings.database_url is None and not (

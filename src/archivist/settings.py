@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     qdrant_api_key: str | None = Field(default=None, description="The Qdrant server's API key.")
     database_url: str | None = Field(default=None, description="Every table of the library: "
                                      "empty = data_dir/archivist.sqlite; or postgresql://...")
+    vector_engine: Literal["auto", "qdrant", "pgvector"] = Field(default="auto", description=(
+        "auto: pgvector if database_url is PostgreSQL and qdrant_url empty, else Qdrant"))
 
     # --- indexing ------------------------------------------------------------------
     embedding_model: str = Field(

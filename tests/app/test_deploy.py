@@ -13,6 +13,7 @@ import yaml
 from typer.testing import CliRunner
 
 from archivist.app.cli.serve import register
+from archivist.index.engines import vector_engine
 from archivist.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +34,11 @@ def _env_names() -> dict[str, str]:
 def test_compose_parses_and_names_real_settings() -> None:
     compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"archivist", "qdrant", "ollama"}
+    assert set(services) == {"archivist", "qdrant", "ollama", "postgres", "archivist-shared",
+                             "gateway"}
+    # `docker compose up` starts the one-server topology only
+    assert [n for n, s in services.items() if "profiles" not in s] == [
+        "archivist", "qdrant", "ollama"]
     archivist = services["archivist"]
     env = archivist["environment"]
     known = _env_names()
@@ -43,8 +48,7 @@ def test_compose_parses_and_names_real_settings() -> None:
     assert env["ARCHIVIST_OLLAMA_BASE_URL"] == "http://ollama:11434"
     assert env["ARCHIVIST_HOST"] == "0.0.0.0"
     # the values are valid settings (compose's ${VAR:-default} resolved to its default)
-    resolved = {k: re.sub(r"\$\{[^:}]+:-([^}]*)\}", r"\1", str(v)) for k, v in env.items()}
-    values = {known[k]: v for k, v in resolved.items()}
+    values = {known[k]: v for k, v in _resolved(env).items()}
     settings = Settings(**values)
     assert settings.qdrant_url == "http://qdrant:6333" and settings.port == 8000
     assert settings.llm.startswith("ollama:")
@@ -53,11 +57,40 @@ def test_compose_parses_and_names_real_settings() -> None:
     assert services["ollama"]["image"].startswith("ollama/ollama")
 
 
+def _resolved(env: dict[str, str]) -> dict[str, str]:
+    """Compose's ``${VAR:-default}`` replaced by its default."""
+    return {k: re.sub(r"\$\{[^:}]+:-([^}]*)\}", r"\1", str(v)) for k, v in env.items()}
+
+
+def test_compose_postgres_topology_shares_one_database_among_replicas() -> None:
+    compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    services = compose["services"]
+    shared = [services[n] for n in ("postgres", "archivist-shared", "gateway")]
+    assert all(s["profiles"] == ["postgres"] for s in shared)
+    postgres, workers, gateway = shared
+    assert postgres["image"].startswith("pgvector/pgvector:")
+    assert "pg_isready" in " ".join(postgres["healthcheck"]["test"])
+    known = _env_names()
+    assert all(key in known for key in workers["environment"])
+    values = {known[k]: v for k, v in _resolved(workers["environment"]).items()}
+    settings = Settings(**values)
+    assert settings.database_url == "postgresql://archivist:archivist@postgres:5432/archivist"
+    assert vector_engine(settings) == "pgvector" and settings.qdrant_url is None
+    assert workers["deploy"]["replicas"] == "${ARCHIVIST_REPLICAS:-3}"
+    assert workers["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert workers["image"] == services["archivist"]["image"]
+    assert gateway["ports"] == services["archivist"]["ports"]
+    config = compose["configs"][gateway["configs"][0]["source"]]["content"]
+    assert "server archivist-shared:8000;" in config and "proxy_buffering off;" in config
+    assert "$$host" in config  # compose would otherwise substitute nginx's own variables
+
+
 def test_dockerfile_holds_archivist_alone() -> None:
     text = (REPO / "Dockerfile").read_text()
     instructions = [line.split()[0] for line in text.splitlines()
                     if line.strip() and not line.startswith((" ", "#"))]
     assert instructions[0] == "FROM" and instructions.count("FROM") == 1
+    assert "postgres]" in text  # the image can use PostgreSQL and pgvector
     assert 'CMD ["serve"]' in text and 'ENTRYPOINT ["archivist"]' in text
     assert "EXPOSE 8000" in text and "/health" in text
     lowered = text.lower()

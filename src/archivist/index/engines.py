@@ -1,4 +1,4 @@
-"""Which vector engine a library opens: a Qdrant server by URL, else the embedded one.
+"""Which vector engine a library opens: a Qdrant server, pgvector, or the embedded one.
 
 Kept apart from :mod:`archivist.index.vectors` (the protocol both engines implement), so the
 engines import the protocol and nothing imports back.
@@ -6,17 +6,51 @@ engines import the protocol and nothing imports back.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from archivist.index.vectors import VectorStore
 from archivist.settings import Settings
+from archivist.types import ArchivistError
+
+Engine = Literal["qdrant-server", "pgvector", "qdrant-edge"]
+
+
+def uses_postgresql(settings: Settings) -> bool:
+    """Whether ``database_url`` names a PostgreSQL database."""
+    return str(settings.database_url or "").startswith("postgres")
+
+
+def vector_engine(settings: Settings) -> Engine:
+    """The engine the settings choose.
+
+    ``vector_engine = "auto"``: the Qdrant server of ``qdrant_url`` if set, else pgvector
+    when ``database_url`` is PostgreSQL, else embedded Qdrant Edge; ``"qdrant"``: the
+    server or the embedded engine; ``"pgvector"``: PostgreSQL, which must be there.
+    """
+    if settings.vector_engine == "pgvector" and not uses_postgresql(settings):
+        raise ArchivistError("vector_engine: pgvector needs database_url = postgresql://…")
+    if settings.vector_engine == "pgvector" or (
+        settings.vector_engine == "auto" and not settings.qdrant_url and uses_postgresql(settings)
+    ):
+        return "pgvector"
+    return "qdrant-server" if settings.qdrant_url else "qdrant-edge"
 
 
 def open_vector_store(settings: Settings, *, migrate: bool = True) -> VectorStore:
-    """A Qdrant server when ``qdrant_url`` is set, else the embedded engine in ``data_dir``.
+    """The engine :func:`vector_engine` chooses.
 
-    The embedded engine locks the library for this process, and a library made before it
-    is migrated in place first (``migrate=False`` leaves that to ``archivist reindex``).
+    pgvector and a Qdrant server are shared by every worker. The embedded engine locks the
+    library for this process, and a library made before it is migrated in place first
+    (``migrate=False`` leaves that to ``archivist reindex``).
     """
-    if settings.qdrant_url:
+    engine = vector_engine(settings)
+    if engine == "pgvector":
+        from archivist.index.pgvector_store import PgVectorStore
+
+        assert settings.database_url is not None  # the settings check it
+        return PgVectorStore(settings.database_url)
+    if engine == "qdrant-server":
+        assert settings.qdrant_url is not None
         from archivist.index.qdrant_store import QdrantServerStore, connect
 
         return QdrantServerStore(connect(settings.qdrant_url, settings.qdrant_api_key))

@@ -77,14 +77,20 @@ Statement = tuple[sql.Composed, tuple[Any, ...]]
 def dense_search(
     table: sql.Identifier, vector: Sequence[float], limit: int, document_ids: list[str] | None
 ) -> Statement:
-    """Nearest children by cosine (the graph, or exact within documents): payload, score."""
+    """Nearest children by cosine: ``(0, payload, score)`` rows.
+
+    The graph answers a search of the whole collection. Within documents the search is
+    exact: ordering by ``distance + 0`` keeps the planner off the graph (which would drop
+    hits past its candidate list), so it reads the documents' rows and sorts them.
+    """
     where, args = _documents(document_ids)
     query = np.asarray(vector, dtype=np.float32)
+    order = sql.SQL("(c.embedding <=> %s) + 0" if document_ids else "c.embedding <=> %s")
     return (
         sql.SQL(
-            "SELECT c.payload, 1 - (c.embedding <=> %s) FROM {} c WHERE c.{}{} "
-            "ORDER BY c.embedding <=> %s LIMIT %s"
-        ).format(table, SEARCHABLE, where),
+            "SELECT 0, c.payload, 1 - (c.embedding <=> %s) FROM {} c WHERE c.{}{} "
+            "ORDER BY {} LIMIT %s"
+        ).format(table, SEARCHABLE, where, order),
         (query, *args, query, limit),
     )
 
@@ -95,7 +101,7 @@ def bm25_search(
     limit: int,
     document_ids: list[str] | None,
 ) -> Statement:
-    """BM25: the stored term weights times the query's, each term weighted by its IDF."""
+    """BM25 (``(1, payload, score)`` rows): stored term weights times the query's, by IDF."""
     table, terms = names
     where, args = _documents(document_ids)
     return (
@@ -110,13 +116,22 @@ def bm25_search(
             "        JOIN {table} c ON c.point_id = t.point_id "
             "        WHERE c.{searchable}{where} "
             "        GROUP BY t.point_id ORDER BY score DESC, t.point_id LIMIT %s) "
-            "SELECT c.payload, top.score FROM top JOIN {table} c ON c.point_id = top.point_id "
+            "SELECT 1, c.payload, top.score FROM top JOIN {table} c ON c.point_id = top.point_id "
             "ORDER BY top.score DESC, top.point_id"
         ).format(table=table, terms=terms, searchable=SEARCHABLE, where=where),
         (list(vector.indices), list(vector.values), *args, limit),
     )
 
 
-def hits(rows: Sequence[tuple[Any, ...]]) -> list[VectorHit]:
-    """``(payload, score)`` rows as hits."""
-    return [VectorHit(dict(row[0]), float(row[1])) for row in rows]
+def together(statements: Sequence[Statement]) -> Statement:
+    """Several searches as one statement (one round trip): their rows, each list in order."""
+    query = sql.SQL(" UNION ALL ").join(sql.SQL("({})").format(q) for q, _ in statements)
+    return query, tuple(arg for _, args in statements for arg in args)
+
+
+def hit_lists(rows: Sequence[tuple[Any, ...]], lists: int) -> list[list[VectorHit]]:
+    """``(list, payload, score)`` rows as hits, one list per number, best first."""
+    out: list[list[VectorHit]] = [[] for _ in range(lists)]
+    for row in rows:
+        out[int(row[0])].append(VectorHit(dict(row[1]), float(row[2])))
+    return [sorted(hits, key=lambda hit: -hit.score) for hits in out]

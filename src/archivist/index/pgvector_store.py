@@ -11,6 +11,7 @@ candidate list.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,9 +27,10 @@ from archivist.index.pgvector_sql import (
     REGISTRY,
     bm25_search,
     dense_search,
-    hits,
+    hit_lists,
     schema,
     tables,
+    together,
 )
 from archivist.index.sparse import SparseVector
 from archivist.index.vectors import (
@@ -68,6 +70,9 @@ class PgVectorStore:
     def __init__(self, url: str, *, max_connections: int = 8) -> None:
         self.opening_notes: list[str] = []
         self._known_tables: dict[str, tuple[sql.Identifier, sql.Identifier]] = {}
+        self._graph_ef: weakref.WeakKeyDictionary[psycopg.Connection[Any], int] = (
+            weakref.WeakKeyDictionary()
+        )
         self._guard = threading.Lock()
         try:
             with psycopg.connect(driver_url(url), autocommit=True) as conn:
@@ -77,7 +82,7 @@ class PgVectorStore:
             raise VectorDatabaseError(f"cannot use PostgreSQL for vectors: {exc}") from exc
         self._pool = ConnectionPool(
             driver_url(url), min_size=1, max_size=max_connections, open=True,
-            configure=register_vector, kwargs={"autocommit": False},
+            configure=register_vector, kwargs={"autocommit": True},
         )
 
     @contextmanager
@@ -102,7 +107,7 @@ class PgVectorStore:
 
     def dense_size(self, collection: str) -> int | None:
         """The dense vector size of an existing collection."""
-        with self._transaction() as conn:
+        with self._pool.connection() as conn:
             found = _lookup(conn, collection)
         return found[1] if found else None
 
@@ -148,40 +153,55 @@ class PgVectorStore:
             if names is None:
                 raise VectorStoreUnreadable(f"collection '{collection}' has no vector store yet")
             table, terms = names
-            for start in range(0, len(children), batch):
-                part = children[start : start + batch]
-                ids = [point_id(child.child_id) for child in part]
-                conn.execute(
-                    sql.SQL(
-                        "INSERT INTO {} (point_id, document_id, kind, payload, embedding) "
-                        "SELECT * FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::jsonb[], "
-                        "%s::vector[]) ON CONFLICT (point_id) DO UPDATE SET "
-                        "document_id = EXCLUDED.document_id, kind = EXCLUDED.kind, "
-                        "payload = EXCLUDED.payload, embedding = EXCLUDED.embedding"
-                    ).format(table),
-                    (
-                        ids,
-                        [child.document_id for child in part],
-                        [child.kind for child in part],
-                        [Jsonb(child_payload(child, document_name)) for child in part],
-                        [np.asarray(vec, dtype=np.float32) for vec in dense[start : start + batch]],
-                    ),
-                )
-                conn.execute(
-                    sql.SQL("DELETE FROM {} WHERE point_id = ANY(%s::uuid[])").format(terms), (ids,)
-                )
-                rows = [
-                    (term, pid, weight)
-                    for pid, vec in zip(ids, sparse[start : start + batch], strict=True)
-                    for term, weight in zip(vec.indices, vec.values, strict=True)
-                ]
-                conn.execute(
-                    sql.SQL(
-                        "INSERT INTO {} (term, point_id, weight) "
-                        "SELECT * FROM unnest(%s::integer[], %s::uuid[], %s::real[])"
-                    ).format(terms),
-                    ([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]),
-                )
+            with conn.pipeline():  # the statements go out together, not one round trip each
+                self._write(conn, table, terms, children, dense, sparse, document_name, batch)
+
+    @staticmethod
+    def _write(
+        conn: psycopg.Connection[Any],
+        table: sql.Identifier,
+        terms: sql.Identifier,
+        children: Sequence[Child],
+        dense: Sequence[Sequence[float]],
+        sparse: Sequence[SparseVector],
+        document_name: str,
+        batch: int,
+    ) -> None:
+        """Upsert the children and replace their BM25 terms, ``batch`` at a time."""
+        for start in range(0, len(children), batch):
+            part = children[start : start + batch]
+            ids = [point_id(child.child_id) for child in part]
+            conn.execute(
+                sql.SQL(
+                    "INSERT INTO {} (point_id, document_id, kind, payload, embedding) "
+                    "SELECT * FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::jsonb[], "
+                    "%s::vector[]) ON CONFLICT (point_id) DO UPDATE SET "
+                    "document_id = EXCLUDED.document_id, kind = EXCLUDED.kind, "
+                    "payload = EXCLUDED.payload, embedding = EXCLUDED.embedding"
+                ).format(table),
+                (
+                    ids,
+                    [child.document_id for child in part],
+                    [child.kind for child in part],
+                    [Jsonb(child_payload(child, document_name)) for child in part],
+                    [np.asarray(vec, dtype=np.float32) for vec in dense[start : start + batch]],
+                ),
+            )
+            conn.execute(
+                sql.SQL("DELETE FROM {} WHERE point_id = ANY(%s::uuid[])").format(terms), (ids,)
+            )
+            rows = [
+                (term, pid, weight)
+                for pid, vec in zip(ids, sparse[start : start + batch], strict=True)
+                for term, weight in zip(vec.indices, vec.values, strict=True)
+            ]
+            conn.execute(
+                sql.SQL(
+                    "INSERT INTO {} (term, point_id, weight) "
+                    "SELECT * FROM unnest(%s::integer[], %s::uuid[], %s::real[])"
+                ).format(terms),
+                ([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]),
+            )
 
     def delete_document(self, collection: str, document_id: str) -> None:
         """Delete every child of a document (its terms go with it)."""
@@ -250,7 +270,7 @@ class PgVectorStore:
         document_ids: list[str] | None = None,
         prefetch_limit: int = 40,
     ) -> list[list[VectorHit]]:
-        """Several searches of one mode in one transaction.
+        """Several searches of one mode (each one statement, one round trip).
 
         The collection's tables are remembered; when another worker has dropped them the
         search fails on the missing table, and the collection is looked up again.
@@ -271,7 +291,7 @@ class PgVectorStore:
     def _known(self, collection: str) -> Tables:
         names = self._known_tables.get(collection)
         if names is None:
-            with self._transaction() as conn:
+            with self._pool.connection() as conn:
                 found = _lookup(conn, collection)
             if found is None:
                 return None
@@ -289,29 +309,34 @@ class PgVectorStore:
         document_ids: list[str] | None,
         prefetch_limit: int,
     ) -> list[list[VectorHit]]:
+        """Each search is one statement (dense and BM25 together): one round trip."""
         depth = max(prefetch_limit, limit) if mode == "hybrid" else limit
-        ef = min(_MAX_EF, max(SEARCH_EF, depth))
-        found: list[tuple[list[VectorHit], list[VectorHit]]] = []
-        with self._transaction() as conn:
-            conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
-            if document_ids:  # exact: the document's rows by their index, then sorted
-                conn.execute("SET LOCAL enable_indexscan = off")
+        out = []
+        with self._pool.connection() as conn:
+            self._graph_depth(conn, min(_MAX_EF, max(SEARCH_EF, depth)))
             for dense, sparse in queries:
-                found.append((
-                    hits(conn.execute(*dense_search(names[0], dense, depth, document_ids))
-                         .fetchall())
-                    if mode != "bm25" and dense is not None
-                    else [],
-                    hits(conn.execute(*bm25_search(names, sparse, depth, document_ids))
-                         .fetchall())
-                    if mode != "dense" and sparse is not None and sparse.indices
-                    else [],
-                ))
-        if mode == "dense":
-            return [dense_hits for dense_hits, _ in found]
-        if mode == "bm25":
-            return [sparse_hits for _, sparse_hits in found]
-        return [rrf([dense_hits, sparse_hits], limit) for dense_hits, sparse_hits in found]
+                statements = [
+                    dense_search(names[0], dense, depth, document_ids)
+                    if mode != "bm25" and dense is not None else None,
+                    bm25_search(names, sparse, depth, document_ids)
+                    if mode != "dense" and sparse is not None and sparse.indices else None,
+                ]
+                sent = [s for s in statements if s is not None]
+                rows = conn.execute(*together(sent)).fetchall() if sent else []
+                dense_hits, sparse_hits = hit_lists(rows, 2)
+                if mode == "dense":
+                    out.append(dense_hits)
+                elif mode == "bm25":
+                    out.append(sparse_hits)
+                else:
+                    out.append(rrf([dense_hits, sparse_hits], limit))
+        return out
+
+    def _graph_depth(self, conn: psycopg.Connection[Any], ef: int) -> None:
+        """Candidates an HNSW search keeps, set on the connection only when it changes."""
+        if self._graph_ef.get(conn) != ef:
+            conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(ef)))
+            self._graph_ef[conn] = ef
 
     # --- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
