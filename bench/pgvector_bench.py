@@ -212,33 +212,34 @@ def edge_throughput(store: VectorStore, collection: str, queries: list[Any], k: 
     return {"searches_per_s": round(done / seconds, 1), "load": load()}
 
 
+def hybrid_ndcg(settings: Settings, dataset: Any, collection: str, engine: str,
+                vectors: VectorStore | None = None) -> dict[str, Any]:
+    """Hybrid nDCG@10 of the dataset through the searcher, on the given vector store."""
+    app = Application(settings, vectors=vectors)
+    try:
+        report = evaluate_retrieval(app, dataset, modes=["hybrid"], collection=collection)
+    finally:
+        app.close()
+    result = report.modes["hybrid"]
+    figure = {"ndcg@10": round(result.aggregates["ndcg@10"], 4), "load": load(),
+              "search_s": round(result.seconds, 1)}
+    print(f"{dataset.name} hybrid nDCG@10, {engine}: {figure}", flush=True)
+    return figure
+
+
 def quality(data_dir: Path, beir: Path, url: str) -> dict[str, Any]:
     """SciFact hybrid nDCG@10 on both engines, on the same children and vectors."""
     dataset = load_beir(beir)
     collection = collection_for(dataset)
     settings = Settings(data_dir=data_dir)
-    app = Application(settings)
-    try:
-        edge = evaluate_retrieval(app, dataset, modes=["hybrid"], collection=collection)
-    finally:
-        app.close()
-    edge_figure = {"ndcg@10": round(edge.modes["hybrid"].aggregates["ndcg@10"], 4), "load": load(),
-                   "search_s": round(edge.modes["hybrid"].seconds, 1)}
-    print(f"SciFact hybrid nDCG@10, embedded: {edge_figure}", flush=True)
+    edge_figure = hybrid_ndcg(settings, dataset, collection, "embedded")
     points = list(edge_points(settings.vectors_path / collection))
     pg = PgVectorStore(url)
     pg.drop(collection)
     copy_s = copy_points(points, pg, collection, len(points[0][1]), writers=4)
     print(f"copied {len(points)} children into pgvector in {copy_s:.0f} s (load {load()})",
           flush=True)
-    app = Application(settings, vectors=pg)
-    try:
-        other = evaluate_retrieval(app, dataset, modes=["hybrid"], collection=collection)
-    finally:
-        app.close()
-    pg_figure = {"ndcg@10": round(other.modes["hybrid"].aggregates["ndcg@10"], 4), "load": load(),
-                 "search_s": round(other.modes["hybrid"].seconds, 1)}
-    print(f"SciFact hybrid nDCG@10, pgvector: {pg_figure}", flush=True)
+    pg_figure = hybrid_ndcg(settings, dataset, collection, "pgvector", pg)
     return {"children": len(points), "copy_s": round(copy_s, 1), "embedded": edge_figure,
             "pgvector": pg_figure,
             "difference": round(pg_figure["ndcg@10"] - edge_figure["ndcg@10"], 4)}
