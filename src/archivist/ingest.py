@@ -345,10 +345,13 @@ class Ingestor:
         texts = [t for _, chunked, _ in batch for t in indexed_texts(chunked, context, stats)]
         started = time.perf_counter()
         pages = sum(chunked.loaded.page_count for _, chunked, _ in batch)
-        dense: list[list[float]] = []
-        for start in range(0, len(texts), EMBED_STEP):
-            self._stage("embedding", pages, len(dense), len(texts))
-            dense.extend(store.embedder.embed_documents(texts[start : start + EMBED_STEP]))
+        unique = list(dict.fromkeys(texts))  # a repeated chunk (boilerplate) is embedded once
+        vectors: list[list[float]] = []
+        for start in range(0, len(unique), EMBED_STEP):
+            self._stage("embedding", pages, len(vectors) * len(texts) // len(unique), len(texts))
+            vectors.extend(store.embedder.embed_documents(unique[start : start + EMBED_STEP]))
+        by_text = dict(zip(unique, vectors, strict=True))
+        dense = [by_text[text] for text in texts]
         self._stage("indexing", pages, len(texts), len(texts))
         sparse = [store.bm25.encode_document(t) for t in texts]
         self.report.timings["embedding"] += time.perf_counter() - started

@@ -53,3 +53,23 @@ def test_the_cli_names_the_file_and_the_limit(folder: Path, tmp_path: Path, monk
     assert result.exit_code == 3, result.output  # partial: one file failed
     assert f"failed  {folder / 'huge.md'}: {REASON}" in result.output
     assert "added 1" in result.output
+
+
+def test_repeated_chunks_are_embedded_once(tmp_path: Path, embedder, figure) -> None:
+    """500 KB of ``>`` (token-dense: every character a token) cuts into ~1,260 identical
+    chunks; each distinct text is embedded once, every chunk still indexed."""
+    from tests.test_sync import CountingEmbedder
+
+    counting = CountingEmbedder(embedder)
+    dense = tmp_path / "dense.md"
+    dense.write_text("# Gt\n\n" + ">" * 500_000 + "\n")
+    with Application(Settings(data_dir=tmp_path / "lib"), embedder=counting) as library:  # type: ignore[arg-type]
+        started = time.perf_counter()
+        report = library.ingest.files([dense])
+        seconds = time.perf_counter() - started
+        result = report.results[0]
+        assert result.outcome.value == "added" and result.chunks > 1000, result
+        assert len(counting.embedded) == len(set(counting.embedded)) < 20, len(counting.embedded)
+        assert len(library.store.children_of(result.document_id or "")) == result.chunks
+    figure(f"500 KB of '>': {result.chunks} chunks, {len(counting.embedded)} embedded, "
+           f"{seconds:.1f} s")
