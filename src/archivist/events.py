@@ -61,6 +61,31 @@ class Source:
         return f"{self.document_name}, {self.pages}" if self.pages else self.document_name
 
 
+@schema_dataclass(config=ConfigDict(json_schema_extra={"examples": [{
+    "text": "A half-done ingest is purged when the library is next opened.",
+    "citations": [1], "supported": True, "score": 0.81, "reason": "",
+}]}))
+class CheckedClaim:
+    """One sentence of an answer, checked by code against the passages it cites.
+
+    ``citations`` number lines of the Sources list; ``score`` is the support score;
+    ``reason`` says why an unsupported sentence failed ("" when supported).
+    """
+
+    text: str
+    citations: list[int] = field(default_factory=list)
+    supported: bool = True
+    score: float = 0.0
+    reason: str = ""
+
+
+def unsupported_note(claims: list[dict[str, Any]]) -> str:
+    """A footnote listing the sentences the cited passages do not support ("" if none)."""
+    lines = [f"- {c['text']} ({c.get('reason') or 'not supported'})"
+             for c in claims if not c.get("supported")]
+    return "Not supported by the cited passages:\n" + "\n".join(lines) if lines else ""
+
+
 @dataclass
 class Event:
     """One streamed event. ``data`` is JSON-serialisable."""
@@ -88,11 +113,21 @@ def clarification(question: str) -> Event:
     return Event("clarification", {"question": question})
 
 
-def sources(items: list[Source], confidence: str | None = None) -> Event:
-    """The final Sources list (and the code-derived confidence, when known)."""
+def sources(
+    items: list[Source], confidence: str | None = None,
+    claims: list[dict[str, Any]] | None = None,
+) -> Event:
+    """The final Sources list, the code-derived confidence, and the checked claims.
+
+    ``claims`` (when the answer was written from numbered evidence units): each sentence
+    as ``{text, citations, supported, score, reason}``, its citations numbering lines of
+    the Sources list.
+    """
     data: dict[str, Any] = {"sources": [asdict(s) for s in items]}
     if confidence is not None:
         data["confidence"] = confidence
+    if claims is not None:
+        data["claims"] = claims
     return Event("sources", data)
 
 

@@ -223,7 +223,7 @@ def _abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
     if info.schema is not None or info.tools:
         return None
     if "judged relevant" in str(messages[-1].content):
-        return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
+        return "Install it with `sudo apt install postgresql` [1]."
     return "The documents do not contain how to install PostgreSQL."
 
 
@@ -311,7 +311,7 @@ def _invent_a_figure(messages: list[BaseMessage], info: CallInfo) -> str | None:
     # like the 1.5B asked for 2019 over a 2017 10-K's tables: a figure from nowhere
     if info.schema is not None or info.tools:
         return None
-    return "Revenues were $12,000,000 [annual.md]."
+    return "Revenues were $12,000,000 [1]."
 
 
 def test_a_year_no_passage_names_is_not_answered(make_service, library: Application) -> None:
@@ -327,4 +327,7 @@ def test_a_year_no_passage_names_is_not_answered(make_service, library: Applicat
                                strategy="pipeline", policy="small"),
                   "What were the annual revenues in 2017?")
     assert not steps(covered, "years_not_covered")
-    assert "12,000,000" in done(covered)["answer"]
+    # the year check passes it; the claim check does not: no passage states 12,000,000
+    (claims,) = steps(covered, "claims")
+    assert claims["detail"].startswith("0 of 1 sentences supported")
+    assert abstains(done(covered)["answer"]) and "12,000,000" not in done(covered)["answer"]

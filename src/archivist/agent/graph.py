@@ -29,6 +29,7 @@ from archivist.agent.policy import Policy, policy_for
 from archivist.agent.research.graph import build_research_graph
 from archivist.agent.state import AgentState
 from archivist.agent.strategy import choose_strategy
+from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile, profile_for
 from archivist.settings import Settings
@@ -45,23 +46,27 @@ def build_graph(
     web: WebSearchProvider | None = None,
     fast_profile: ModelProfile = DEFAULT_PROFILE,
     policy: Policy | None = None,
+    embedder: QueryEmbedder | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The compiled conversation graph. Invoke it with ``{"question": ...}`` per turn.
 
     ``fast_profile`` is what ``fast_llm`` (or ``llm``) can do: how to ask it for
     structured output (see :class:`archivist.llm.ModelProfile`). ``policy`` is which
     checks by code apply (default: from the answering model's profile in ``settings``).
+    ``embedder`` scores evidence units and checks claims; by default the retriever's own
+    (the store's model, never a second copy); without one both use word statistics alone.
     """
+    embedder = embedder if embedder is not None else getattr(retriever, "embedder", None)
     strategy = choose_strategy(settings)
     if policy is None:
         policy = policy_for(profile_for(settings), second_look=settings.second_look)
     nodes = ConversationNodes(
         llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy,
-        fast_profile=fast_profile, policy=policy,
+        fast_profile=fast_profile, policy=policy, embedder=embedder,
     )
     research = build_research_graph(
         llm, retriever, settings, fast_llm=fast_llm, web=web, strategy=strategy,
-        fast_profile=fast_profile, policy=policy,
+        fast_profile=fast_profile, policy=policy, embedder=embedder,
     )
     graph = StateGraph(AgentState)
     graph.add_node("memory", nodes.memory)

@@ -20,7 +20,9 @@ from langchain_core.messages import (
 from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
+from archivist.agent.claims import check_answer
 from archivist.agent.confidence import LOW, confidence
+from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.question import Asked, review
@@ -30,6 +32,7 @@ from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import StepKind, emit_step, message_text, report_step, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
+from archivist.agent.units import QueryEmbedder
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -65,9 +68,11 @@ class ConversationNodes:
         self, llm: BaseChatModel, settings: Settings, *, fast_llm: BaseChatModel | None = None,
         web_enabled: bool = False, strategy: StrategyChoice | None = None,
         fast_profile: ModelProfile = DEFAULT_PROFILE, policy: Policy = CAPABLE,
+        embedder: QueryEmbedder | None = None,
     ) -> None:
         self.llm = llm
         self.policy = policy
+        self.embedder = embedder
         self.fast_llm = fast_llm or llm
         self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile)
         self.web_enabled = web_enabled
@@ -202,22 +207,26 @@ class ConversationNodes:
 
     @timed("answer")
     def answer(self, state: AgentState) -> dict[str, Any]:
-        """One answer: the lone sub-answer as is, or a composition of several.
+        """One answer: the lone sub-answer as is, or a composition; then every claim checked.
 
+        An answer written from numbered units has each sentence checked against the units
+        it cites (``claims.py``); its Sources are the cited units' places, and an answer
+        with no supported claim becomes an abstention that says what was found.
         Nothing has been shown to the user yet: the answer in the state when the graph
         ends is what streams (see ``service.py``).
         """
         subs = sorted(state.sub_answers, key=lambda s: s["index"])
+        texts, units = gather_units(subs)
         if len(subs) == 1:
-            text = subs[0]["answer"]
+            text = texts[0]
         elif not any(s["found"] for s in subs):
-            text = "\n\n".join(s["answer"] for s in subs)
+            text = "\n\n".join(texts)
         else:
             blocks = "\n\n".join(
                 prompts.SUB_ANSWER_BLOCK.format(
-                    question=quote_attr(s["question"]), answer=quote_data(s["answer"])
+                    question=quote_attr(s["question"]), answer=quote_data(answer)
                 )
-                for s in subs
+                for s, answer in zip(subs, texts, strict=True)
             )
             reply = self.llm.invoke(
                 [
@@ -229,16 +238,31 @@ class ConversationNodes:
             )
             text = message_text(reply.content).strip()
         evidence = list(state.evidence)
-        report = build_sources(text, evidence)
-        for name in report.invented:
-            emit_step(StepKind.DROPPED_CITATION, name)
+        claims: list[dict[str, Any]] = []
+        if units and not prompts.abstains(text):
+            checked = check_answer(text, [u.get("text", "") for u in units], self.embedder,
+                                   question=state.question)
+            text, sources, claims = cite_sources(text, checked, units)
+            unsupported = len(checked.unsupported)
+            if checked.claims:
+                emit_step(StepKind.CLAIMS, f"{len(checked.claims) - unsupported} of "
+                          f"{len(checked.claims)} sentences supported by the passages they cite")
+            if not checked.any_supported:
+                text, sources, claims = no_supported_answer(state.question, units), [], []
+            cited = bool(sources)
+        else:
+            report = build_sources(text, evidence)
+            for name in report.invented:
+                emit_step(StepKind.DROPPED_CITATION, name)
+            sources, cited = report.sources, report.attribution == "cited"
         level = confidence(
-            text, evidence, [s["index"] for s in subs], cited=report.attribution == "cited",
+            text, evidence, [s["index"] for s in subs], cited=cited,
             question=state.question if self.policy.subject_confidence else "",
         )
         return {
             "answer": text,
-            "sources": [asdict(s) for s in report.sources],
+            "sources": [asdict(s) for s in sources],
+            "claims": claims,
             "confidence": level,
             "status": "answered",
             "messages": [HumanMessage(state.question), AIMessage(text)],

@@ -105,6 +105,19 @@ If the passages answer only part of the question, answer that part with its cita
 say which part they do not state. If they answer none of it, reply "{ABSTAIN_PREFIX} ..."
 and say what is missing. {UNTRUSTED_NOTE}"""
 
+UNIT_CITATION_RULE = (
+    "End every sentence with the number of the passage it comes from in square brackets, "
+    "e.g. [2] or [1][3]. Never write a file name or a page number."
+)
+
+WRITE_UNITS_SYSTEM = f"""Answer the user's question from the numbered passages below, and
+only from them: never from general knowledge. Each passage is one sentence, list item or
+table row, best match first. Be concise, with no preamble: state the answer in one to three
+short sentences. {UNIT_CITATION_RULE}
+If the passages answer only part of the question, answer that part and say which part they
+do not state. If they answer none of it, reply "{ABSTAIN_PREFIX} ..." and say what is
+missing. {UNTRUSTED_NOTE}"""
+
 # its example figure is made up: an example taken from the evaluation set would hand the
 # model that item's answer
 SECOND_LOOK_SYSTEM = f"""The passages below were judged relevant to the user's question, yet
@@ -127,6 +140,15 @@ preamble: a sentence that states it, then its citation, e.g. "Revenue was $2,410
 part of what is asked, answer that part and say which part they do not state. Only if no
 passage states it for exactly what the question asks, reply "{ABSTAIN_PREFIX} ..." and say
 what is missing."""
+
+SECOND_LOOK_UNITS_ASK = f"""Those numbered passages were judged relevant to the question, yet
+your answer found nothing in them. Read them again, one by one, table rows included: find
+the sentence or row that states what the question asks, and answer from it, concisely, with
+no preamble: a sentence that states it, then its number, e.g. "Revenue was $2,410 million in
+2021 [3]." A number alone is not an answer. Never write a file name or a page. If the
+passages state only part of what is asked, answer that part and say which part they do not
+state. Only if no passage states it for exactly what the question asks, reply
+"{ABSTAIN_PREFIX} ..." and say what is missing."""
 
 # the question comes last: the 1.5B model wrote "The documents do not contain ..." over a
 # passage holding the answer when the question came first, and answered it (57,834

@@ -60,6 +60,7 @@ class AnswerResult:
     stats: dict[str, Any] = field(default_factory=dict)
     clarification: str | None = None
     confidence: str | None = None
+    claims: list[dict[str, Any]] = field(default_factory=list)  # each sentence, checked
     error: str | None = None  # the last error message
     errors: list[str] = field(default_factory=list)  # every error message, in order
 
@@ -229,7 +230,8 @@ class AgentService:
         for piece in answer_pieces(answer):
             yield events.token(piece)
         sources = [Source(**s) for s in values.get("sources", [])]
-        yield events.sources(sources, confidence=values.get("confidence") or None)
+        yield events.sources(sources, confidence=values.get("confidence") or None,
+                             claims=list(values.get("claims") or []))
         yield events.stats(stats.as_dict())
         yield events.done(thread_id, answer, status=str(values.get("status") or "answered"))
 
@@ -329,6 +331,7 @@ def collect_turn(stream: Iterable[Event]) -> AnswerResult:
         elif event.type == "sources":
             result.sources = [Source(**s) for s in data["sources"]]
             result.confidence = data.get("confidence")
+            result.claims = list(data.get("claims") or [])
         elif event.type == "stats":
             result.stats = data
         elif event.type == "error":

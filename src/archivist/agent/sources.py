@@ -58,7 +58,8 @@ def _looks_like_document(name: str) -> bool:
     return bool(re.search(r"\.[A-Za-z0-9]{1,5}$", name)) and not name[0].isdigit()
 
 
-def _to_source(item: Evidence) -> Source:
+def to_source(item: Evidence) -> Source:
+    """The Sources line of one piece of evidence."""
     return Source(
         document_id=item["document_id"],
         document_name=item["document_name"],
@@ -81,7 +82,7 @@ def _dedupe(items: list[Evidence]) -> list[Source]:
         key = (item["document_id"], item["pages"])
         if key not in seen:
             seen.add(key)
-            out.append(_to_source(item))
+            out.append(to_source(item))
     return out[:MAX_SOURCES]
 
 

@@ -74,6 +74,7 @@ class SubAnswer(TypedDict):
     answer: str
     found: bool  # False when nothing was retrieved at all
     budget_exhausted: bool
+    units: NotRequired[list[Evidence]]  # the numbered units it cites (unit n: units[n - 1])
 
 
 @dataclass(kw_only=True)
@@ -99,6 +100,7 @@ class AgentState:
     evidence: Annotated[list[Evidence], extend_or_reset] = field(default_factory=list)
     answer: str = ""
     sources: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)  # each sentence, checked
     confidence: str = ""
     status: str = ""
 

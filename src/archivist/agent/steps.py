@@ -56,7 +56,9 @@ class StepKind(StrEnum):
     SQL = "sql"
     SQL_ERROR = "sql_error"
     TABLE_FALLBACK = "table_fallback"
+    EVIDENCE = "evidence"  # the units the writer sees
     # the answer
+    CLAIMS = "claims"  # how many sentences the passages they cite support
     SECOND_LOOK = "second_look"
     YEARS_NOT_COVERED = "years_not_covered"
     DROPPED_CITATION = "dropped_citation"

@@ -69,6 +69,13 @@ def evidence_block(item: Evidence, passage_id: str = "") -> str:
     )
 
 
+def numbered_block(n: int, item: Evidence) -> str:
+    """Evidence unit ``n`` as ``<passage n="..." section="...">``: no file name, no page."""
+    section = " › ".join(item.get("heading_path") or []) or item["document_name"]
+    text = _quote(label_year_columns(item.get("text", "").strip()), MAX_PARENT_CHARS)
+    return f'<passage n="{n}" section="{_attr(section)}">\n{text}\n</passage>'
+
+
 def evidence_key(item: Evidence) -> str:
     """Identity of a passage for grading: the same text from the same place is graded once."""
     digest = hashlib.sha1(item.get("text", "").encode("utf-8")).hexdigest()[:12]

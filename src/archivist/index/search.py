@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from archivist.index.embeddings import embed_queries
+from archivist.index.embeddings import Embedder, embed_queries
 from archivist.index.hops import HopSearcher
 from archivist.index.rerank import RerankerSlot, rerank_head
 from archivist.index.retriever import Retriever
@@ -162,6 +162,11 @@ class CollectionRetriever:
     def __init__(self, searcher: HybridSearcher, collection: str) -> None:
         self.searcher = searcher
         self.collection = collection
+
+    @property
+    def embedder(self) -> Embedder:
+        """The store's embedding model (the agent scores evidence with it too)."""
+        return self.searcher.store.embedder
 
     def search(
         self,

@@ -132,6 +132,8 @@ def quote_best_passage(messages: Sequence[BaseMessage], question: str) -> str | 
                  key=lambda i: (len(wanted & content_words(sentences[i])), -i), default=None)
     quote = " ".join(sentences[ranked: ranked + 2]) if ranked is not None else body.strip()
     quote = quote if len(quote) <= 400 else quote[:400].rstrip() + "..."
+    if attrs.get("n"):  # numbered evidence units: the unit's words, cited by number
+        return f"{quote.rstrip('.')} [{attrs['n']}]."
     document = attrs.get("document", "unknown")
     cite = f"{document}, {attrs['pages']}" if attrs.get("pages") else document
     return f'According to {document}: "{quote}" [{cite}]'

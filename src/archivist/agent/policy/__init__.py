@@ -46,12 +46,16 @@ class Policy:
     year_check: bool = False
     #: high confidence needs every named subject of the question in the evidence
     subject_confidence: bool = False
+    #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
+    #: evaluation dominates a small local model's latency, so it reads well under 1,000
+    unit_tokens: int = 2500
 
 
 #: Every small-model check.
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
+    unit_tokens=700,
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
 CAPABLE = Policy()

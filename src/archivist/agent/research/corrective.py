@@ -15,8 +15,9 @@ Each search is recorded as a tool call and its *graded* result, so in the ``tool
 strategy the model continues from passages that are all relevant. ``write`` answers from
 the kept passages without tools (the ``pipeline`` strategy, and web-only evidence); in
 ``pipeline`` it first reads the whole parent section of each kept passage, best first,
-within ``read_chars`` characters, so the answer is written from sections, not from
-500-character children cut mid-table.
+within ``read_chars`` characters; then code selects the sentences, list items and table
+rows that bear on the question within a token budget, and the writer sees only those,
+numbered, and cites their numbers (``units.py``).
 """
 
 from __future__ import annotations
@@ -39,10 +40,15 @@ from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import (
     READ_PARENT,
     SEARCH,
-    evidence_block,
     evidence_key,
     render_kept,
     web_evidence,
+)
+from archivist.agent.units import (
+    QueryEmbedder,
+    render_units,
+    select_units,
+    unit_evidence,
 )
 from archivist.web import WebSearchProvider, WebUnavailable
 
@@ -113,6 +119,7 @@ class Corrective:
         self, llm: BaseChatModel, grader: Gate, search_tool: BaseTool,
         web: WebSearchProvider | None, web_results: int = 3, *,
         read_tool: BaseTool | None = None, read_chars: int = 0,
+        embedder: QueryEmbedder | None = None, unit_tokens: int = 2500,
     ) -> None:
         self.llm = llm
         self.grader = grader
@@ -121,6 +128,8 @@ class Corrective:
         self.web_results = web_results
         self.read_tool = read_tool
         self.read_chars = read_chars
+        self.embedder = embedder
+        self.unit_tokens = unit_tokens
 
     # --- one search round -------------------------------------------------------------
     def _screen(self, question: str, items: list[Evidence], index: int,
@@ -245,12 +254,24 @@ class Corrective:
 
     @timed("research")
     def write(self, state: ResearchState) -> dict[str, Any]:
-        """Answer from the kept passages only, with no tools (sections read in full first)."""
+        """Answer from the evidence units that bear on the question (sections read first).
+
+        The sentences, list items and table rows of the kept passages and the sections
+        read are scored against the sub-question and the best fill ``unit_tokens``; the
+        writer sees only them, numbered, and cites their numbers (see ``units.py``).
+        """
         parents = self.read_parents(state)
-        # the passages in rank order first (a small model answers from what it reads
-        # first), then the whole sections they come from
-        passages = "\n".join(evidence_block(e) for e in [*state.evidence, *parents])
-        prompt = prompts.WRITE_USER.format(question=state.sub_question, passages=passages)
-        reply = self.llm.invoke([SystemMessage(prompts.WRITE_SYSTEM), HumanMessage(prompt)])
-        return {"messages": [reply], "evidence": parents,
+        evidence = [*state.evidence, *parents]
+        selection = select_units(state.sub_question, evidence, self.embedder,
+                                 budget_tokens=self.unit_tokens)
+        emit_step(StepKind.EVIDENCE, f"{len(selection.units)} of {selection.considered} "
+                  f"sentences, items and rows (about {selection.tokens()} tokens)",
+                  sub_question=state.index)
+        prompt = prompts.WRITE_USER.format(question=state.sub_question,
+                                           passages=render_units(selection, evidence))
+        reply = self.llm.invoke([SystemMessage(prompts.WRITE_UNITS_SYSTEM),
+                                 HumanMessage(prompt)])
+        units = [unit_evidence(selection, evidence, n)
+                 for n in range(1, len(selection.units) + 1)]
+        return {"messages": [reply], "evidence": parents, "units": units,
                 "parents_read": [p["parent_id"] for p in parents], "write_prompt": prompt}

@@ -23,6 +23,7 @@ from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.research.nodes import ResearchNodes
 from archivist.agent.research.state import ResearchInput, ResearchOutput, ResearchState
 from archivist.agent.strategy import StrategyChoice
+from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings
@@ -33,11 +34,12 @@ def build_research_graph(
     llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
     fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
     strategy: StrategyChoice | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
-    policy: Policy = CAPABLE,
+    policy: Policy = CAPABLE, embedder: QueryEmbedder | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The research sub-agent as a subgraph (it shares the parent's checkpointer)."""
     nodes = ResearchNodes(llm, retriever, settings, fast_llm=fast_llm, web=web,
-                          strategy=strategy, fast_profile=fast_profile, policy=policy)
+                          strategy=strategy, fast_profile=fast_profile, policy=policy,
+                          embedder=embedder)
     graph = StateGraph(ResearchState, input_schema=ResearchInput, output_schema=ResearchOutput)
     graph.add_node("gather", nodes.corrective.gather)
     graph.add_node("write", nodes.corrective.write)

@@ -45,6 +45,7 @@ from archivist.agent.tools import (
     evidence_block,
     make_tools,
 )
+from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings
@@ -64,7 +65,7 @@ class ResearchNodes:
         self, llm: BaseChatModel, retriever: Retriever, settings: Settings, *,
         fast_llm: BaseChatModel | None = None, web: WebSearchProvider | None = None,
         strategy: StrategyChoice | None = None, fast_profile: ModelProfile = DEFAULT_PROFILE,
-        policy: Policy = CAPABLE,
+        policy: Policy = CAPABLE, embedder: QueryEmbedder | None = None,
     ) -> None:
         self.llm = llm
         self.policy = policy
@@ -81,6 +82,8 @@ class ResearchNodes:
             llm, self.grader, self.tools[SEARCH], web, settings.web_results,
             read_tool=self.tools[READ_PARENT],
             read_chars=0 if self.strategy.uses_tools else settings.pipeline_read_chars,
+            embedder=embedder,
+            unit_tokens=policy.unit_tokens,
         )
         self.table_path = TablePath(llm, retriever) if settings.table_queries else None
         self.max_tool_calls = settings.max_tool_calls
@@ -188,8 +191,8 @@ class ResearchNodes:
                   "relevant: reading them again", sub_question=state.index)
         if state.write_prompt:
             messages: list[AnyMessage] = [
-                SystemMessage(prompts.WRITE_SYSTEM), HumanMessage(state.write_prompt),
-                AIMessage(first), HumanMessage(prompts.SECOND_LOOK_ASK),
+                SystemMessage(prompts.WRITE_UNITS_SYSTEM), HumanMessage(state.write_prompt),
+                AIMessage(first), HumanMessage(prompts.SECOND_LOOK_UNITS_ASK),
             ]
         else:
             passages = "\n".join(evidence_block(e) for e in state.evidence)
@@ -235,6 +238,7 @@ class ResearchNodes:
             answer=answer,
             found=found,
             budget_exhausted=state.budget_exhausted,
+            units=list(state.units),
         )
         return {"sub_answers": [sub]}
 

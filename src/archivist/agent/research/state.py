@@ -55,6 +55,8 @@ class ResearchState:
     graded: Annotated[list[str], extend_or_reset] = field(default_factory=list)
     #: ... and of those graded irrelevant
     rejected: Annotated[list[str], extend_or_reset] = field(default_factory=list)
+    #: the numbered evidence units the answer was written from (unit n is units[n - 1])
+    units: list[Evidence] = field(default_factory=list)
     web_only: bool = False  # the kept evidence came from the web (answer without tools)
     web_tried: bool = False
     table_tried: bool = False  # the table path ran (see research/tables.py)

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from archivist.app.limits import MESSAGE_MAX_CHARS
-from archivist.events import SOURCE_EXAMPLE, Source
+from archivist.events import SOURCE_EXAMPLE, CheckedClaim, Source
 from archivist.settings import COLLECTION_PATTERN
 
 THREAD_PATTERN = r"^[A-Za-z0-9_-]{1,100}$"
@@ -206,6 +206,7 @@ class Answer(BaseModel):
     clarification: str | None = None
     sources: list[Source]
     confidence: str | None = None
+    claims: list[CheckedClaim] = []
     steps: list[dict[str, Any]]
     stats: dict[str, Any]
 

@@ -169,7 +169,8 @@ def _collect(turn: Iterator[Event], thread_id: str) -> Answer:
     return Answer.model_validate({
         "thread_id": thread_id, "status": result.status, "answer": result.answer,
         "clarification": result.clarification, "sources": result.sources,
-        "confidence": result.confidence, "steps": result.steps, "stats": stats,
+        "confidence": result.confidence, "claims": result.claims, "steps": result.steps,
+        "stats": stats,
     })
 
 

@@ -54,7 +54,8 @@ def turn_json(stream: Iterable[Event]) -> dict[str, Any]:
     """A whole turn as one JSON document: answer, status, thread, sources, confidence, stats."""
     out: dict[str, Any] = {
         "thread_id": "", "status": "answered", "answer": "", "clarification": None,
-        "sources": [], "confidence": None, "steps": [], "stats": {}, "errors": [],
+        "sources": [], "confidence": None, "claims": [], "steps": [], "stats": {},
+        "errors": [],
     }
     tokens: list[str] = []
     for event in stream:
@@ -68,6 +69,7 @@ def turn_json(stream: Iterable[Event]) -> dict[str, Any]:
         elif event.type == "sources":
             out["sources"] = data["sources"]
             out["confidence"] = data.get("confidence")
+            out["claims"] = data.get("claims") or []
         elif event.type == "stats":
             out["stats"] = data
         elif event.type == "error":
@@ -106,12 +108,18 @@ def render(stream: Iterable[Event], verbose: bool = False) -> tuple[str, str]:
 
 
 def _print_sources(data: dict[str, Any]) -> None:
+    """Unsupported sentences (marked), then the Sources (numbered when cited by number)."""
+    claims = data.get("claims") or []
+    for claim in claims:
+        if not claim.get("supported"):
+            console.print(Text(f"⚠ not supported: {claim['text']} ({claim.get('reason')})",
+                               style="bold yellow"))
     items = data.get("sources") or []
     if not items:
         console.print(Text("Sources: none", style="dim"))
     else:
         console.print(Text("Sources:", style="bold"))
-    for item in items:
+    for number, item in enumerate(items, start=1):
         label = (
             f"{item['document_name']}, {item['pages']}"
             if item.get("pages")
@@ -119,7 +127,7 @@ def _print_sources(data: dict[str, Any]) -> None:
         )
         if item.get("kind") == "web" and item.get("url"):
             label = f"{label} (web: {item['url']})"
-        console.print(plain(f"  - {label}"))
+        console.print(plain(f"  [{number}] {label}" if claims else f"  - {label}"))
     if data.get("confidence"):
         console.print(Text(f"confidence: {data['confidence']}", style="dim"))
 

@@ -19,6 +19,8 @@ from archivist.events import Event
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,300})\](?!\()")
 _PAGES = re.compile(r"pp?\.\s*(\d+)")
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)  # code, where ``&lt;`` would show as is
+_NUMBERS = re.compile(r"\d+(\s*,\s*\d+)*")
+UNSUPPORTED = "⚠"
 
 SOURCE_JS = """
 <script>
@@ -65,6 +67,9 @@ def parse_source_ref(ref: str) -> tuple[int, int] | None:
 
 
 def _match(part: str, sources: list[dict[str, Any]]) -> int | None:
+    if part.strip().isdigit():  # an answer cited by number: [n] is Sources line n
+        number = int(part)
+        return number if 1 <= number <= len(sources) else None
     name, _, rest = part.partition(",")
     name = name.strip().strip("\"'`").lower()
     page = _PAGES.search(rest)
@@ -85,7 +90,8 @@ def with_markers(answer: str, sources: list[dict[str, Any]], turn: int) -> str:
         return answer
 
     def replace(match: re.Match[str]) -> str:
-        numbers = [n for part in match.group(1).split(";")
+        numbers = [n for part in re.split(r"[;,]" if _NUMBERS.fullmatch(match.group(1))
+                                          else ";", match.group(1))
                    if (n := _match(part, sources)) is not None]
         if not numbers:
             return match.group(0)
@@ -115,12 +121,27 @@ def literal_angles(text: str) -> str:
     return "".join(part if i % 2 else part.replace("<", "&lt;") for i, part in enumerate(parts))
 
 
+def mark_unsupported(answer: str, claims: list[dict[str, Any]]) -> str:
+    """The answer with each unsupported sentence marked, then why, sentence by sentence."""
+    unsupported = [c for c in claims if not c.get("supported")]
+    for claim in unsupported:
+        start = answer.find(str(claim["text"])[:40].rstrip(".!?"))
+        if start >= 0:
+            answer = f"{answer[:start]}{UNSUPPORTED} {answer[start:]}"
+    if not unsupported:
+        return answer
+    why = "\n".join(f"- {UNSUPPORTED} {c['text']} — {c.get('reason') or 'not supported'}"
+                    for c in unsupported)
+    return f"{answer}\n\n**Not supported by the cited passages:**\n{why}"
+
+
 def answer_markdown(
-    answer: str, sources: list[dict[str, Any]], confidence: str | None, turn: int
+    answer: str, sources: list[dict[str, Any]], confidence: str | None, turn: int,
+    claims: list[dict[str, Any]] | None = None,
 ) -> str:
-    """An answer as the chat shows it: markers in the text, then the Sources list."""
+    """An answer as the chat shows it: markers, unsupported sentences marked, Sources."""
     block = sources_block(sources, confidence, turn)
-    text = with_markers(literal_angles(answer), sources, turn)
+    text = mark_unsupported(with_markers(literal_angles(answer), sources, turn), claims or [])
     return f"{text}\n\n{block}" if block else text
 
 
@@ -183,6 +204,7 @@ class ChatTurn:
         self.answer = ""
         self.sources: list[dict[str, Any]] = []
         self.confidence: str | None = None
+        self.claims: list[dict[str, Any]] = []
         self.notices: list[str] = []
         self.stats: dict[str, Any] = {}
         self.clarification: str | None = None
@@ -201,6 +223,7 @@ class ChatTurn:
         elif event.type == "sources":
             self.sources = list(data.get("sources") or [])
             self.confidence = data.get("confidence")
+            self.claims = list(data.get("claims") or [])
         elif event.type == "stats":
             self.stats = dict(data)
         elif event.type == "error":
@@ -221,5 +244,5 @@ class ChatTurn:
             out.append({"role": "assistant", "content": self.clarification})
         elif self.answer:
             out.append({"role": "assistant", "content": answer_markdown(
-                self.answer, self.sources, self.confidence, self.number)})
+                self.answer, self.sources, self.confidence, self.number, self.claims)})
         return out

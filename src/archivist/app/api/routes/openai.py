@@ -44,7 +44,7 @@ from archivist.app.api.models import (
 from archivist.app.api.turns import collect, llm_unavailable
 from archivist.app.limits import HISTORY_MAX_MESSAGES, MESSAGE_MAX_CHARS
 from archivist.application import Application
-from archivist.events import Event, Source
+from archivist.events import Event, Source, unsupported_note
 
 MODEL = "archivist"
 CONTEXT_CHARS = 3000
@@ -143,10 +143,21 @@ def with_context(question: str, earlier: list[tuple[str, str]]) -> str:
 
 
 def render(answer: Answer) -> str:
-    """The answer text a chat client shows: the answer, then its sources."""
-    text = answer.answer
-    if answer.sources:
-        lines = [f"- {_label(s)}" for s in answer.sources]
+    """The answer text a chat client shows: the answer, unsupported sentences, sources."""
+    claims = [asdict(c) for c in answer.claims]
+    return answer.answer + _footer([asdict(s) for s in answer.sources], claims)
+
+
+def _footer(sources: list[dict[str, Any]], claims: list[dict[str, Any]]) -> str:
+    """The footnote on unsupported sentences, then the Sources (numbered when cited so)."""
+    text = ""
+    note = unsupported_note(claims)
+    if note:
+        text += "\n\n" + note
+    if sources:
+        items = [Source(**s) for s in sources]
+        lines = [f"[{n}] {_label(s)}" if claims else f"- {_label(s)}"
+                 for n, s in enumerate(items, start=1)]
         text += "\n\nSources:\n" + "\n".join(lines)
     return text
 
@@ -233,7 +244,9 @@ async def chat_completions(
             "usage": _usage(answer.stats),
             "archivist": {"status": answer.status,
                           "sources": [asdict(s) for s in answer.sources],
-                          "confidence": answer.confidence, "steps": answer.steps},
+                          "confidence": answer.confidence,
+                          "claims": [asdict(c) for c in answer.claims],
+                          "steps": answer.steps},
         }, headers={"X-Thread-Id": thread_id})
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
@@ -275,9 +288,9 @@ def _piece(event: Event, stats: dict[str, Any]) -> tuple[str, str] | None:
         return "content", str(data["question"])
     if event.type == "error":
         return "content", f"[{data['message']}]\n\n"
-    if event.type == "sources" and data.get("sources"):
-        sources = [Source(**s) for s in data["sources"]]
-        return "content", "\n\nSources:\n" + "\n".join(f"- {_label(s)}" for s in sources)
+    if event.type == "sources" and (data.get("sources") or data.get("claims")):
+        return "content", _footer(list(data.get("sources") or []),
+                                  list(data.get("claims") or []))
     if event.type == "stats":
         stats.update(data)
     return None

@@ -1,0 +1,103 @@
+"""Collect (claim, evidence) pairs from real agent runs, for labelling by hand.
+
+Usage (``ARCHIVIST_LLM=local``, ``ARCHIVIST_STRATEGY=pipeline`` from the environment)::
+
+    python bench/claims_collect.py QUESTIONS --data-dir DIR --out pairs.jsonl \\
+        [--files F ...] [--beir DIR] [--limit N] [--skip N]
+
+``QUESTIONS`` is a question file ``eval answers`` reads, or a BEIR folder (its queries;
+its corpus is ingested into its own collection). For each answer, every claim is written
+with the texts of the units it cites (``cited``; ``cited-one``: each alone when it cites
+several) and with each of the two best units it does not cite (``other``), plus the
+checker's verdict and score; the label is left empty (``supported: null``) for a person
+to fill in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from archivist.agent.claims import check_claim, split_claims, strip_citations
+from archivist.agent.service import collect_turn
+from archivist.application import open_application
+from archivist.evaluation.beir import collection_for, ingest_corpus, load_beir
+from archivist.evaluation.qa_datasets import load_qa_dataset
+from archivist.events import Event
+
+
+def _pairs(question: str, source: str, answer: str, units: list[str],
+           embedder: Any) -> list[dict[str, Any]]:
+    """Each claim with the units it cites, each cited unit alone, and the best two others."""
+    out = []
+    for sentence, citations in split_claims(answer):
+        known = [n for n in citations if 1 <= n <= len(units)]
+        claim = strip_citations(sentence)
+        groups = [("cited", known)] if known else []
+        if len(known) > 1:
+            groups += [("cited-one", [n]) for n in known]
+        others = [n for n in range(1, len(units) + 1) if n not in known][:2]
+        groups += [("other", [n]) for n in others]
+        for kind, numbers in groups:
+            checked = check_claim(claim, numbers, units, embedder, question=question)
+            out.append({"question": question, "source": source, "claim": claim,
+                        "evidence": [units[n - 1] for n in numbers], "pair": kind,
+                        "score": checked.score, "checker": checked.supported,
+                        "reason": checked.reason, "supported": None})
+    return out
+
+
+def _logged(stream: Iterator[Event], started: float) -> Iterator[Event]:
+    """The events, each step printed with the seconds since the question was asked."""
+    for event in stream:
+        if event.type in ("step", "error"):
+            print(f"  {time.perf_counter() - started:6.0f}s {event.data}", flush=True)
+        yield event
+
+
+def main() -> None:
+    """Answer the questions and write the pairs."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--files", type=Path, nargs="*", default=[])
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--skip", type=int, default=0)
+    args = parser.parse_args()
+    with open_application(data_dir=args.data_dir) as app:
+        collection = None
+        if args.questions.is_dir():  # a BEIR folder: its passages are the corpus
+            beir = load_beir(args.questions)
+            collection = collection_for(beir)
+            ingest_corpus(app, beir, collection)
+        elif args.files:
+            app.ingest.files(args.files)
+        items = [(i.item_id, i.question) for i in load_qa_dataset(args.questions)]
+        items = items[args.skip:][: args.limit]
+        service = app.agent
+        embedder = app.store.embedder
+        with args.out.open("a", encoding="utf-8") as out:
+            for item_id, question in items:
+                started = time.perf_counter()
+                thread = service.new_thread_id()
+                result = collect_turn(_logged(service.stream(question, thread, collection),
+                                              started))
+                state = service.graph(collection).get_state(service._config(thread)).values
+                count = 0
+                for sub in state.get("sub_answers") or []:
+                    units = [u.get("text", "") for u in sub.get("units") or []]
+                    for pair in _pairs(sub["question"], item_id, sub["answer"], units, embedder):
+                        out.write(json.dumps(pair) + "\n")
+                        count += 1
+                out.flush()
+                print(f"{item_id}: {time.perf_counter() - started:.0f}s {count} pairs | "
+                      f"{result.answer[:160]!r}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

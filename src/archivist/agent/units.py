@@ -1,0 +1,317 @@
+"""Evidence units: the sentences, list items and table rows a writer sees, chosen by code.
+
+After search and parent reads, the retrieved sections are cut into units
+(:func:`split_units`): sentences of a paragraph, list items, table rows (a Markdown
+``| a | b |`` row, or a PDF line ending in two or more figures), each row carrying its
+table's header as context. :func:`select_units` scores every unit against the question
+with the embedding model and with BM25 computed over the retrieved units themselves,
+keeps a sentence's previous neighbour when it opens with a pronoun or a connective ("It",
+"This", "However": it means nothing alone), and fills a token budget best first. The
+units are numbered [1]..[n] in that order; the writer cites those numbers, and code maps
+each number back to its document, pages and section (:func:`unit_evidence`), so a model
+never writes a file name or a page.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from archivist.agent.state import Evidence
+from archivist.index.sparse import BM25Encoder
+
+#: Rough characters per token for the budget (English text through a BPE tokenizer).
+CHARS_PER_TOKEN = 4
+#: Weight of the dense (embedding) score against BM25 in a unit's score.
+DENSE_WEIGHT = 0.6
+
+_ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "fig", "no", "p", "pp", "cf", "mr", "mrs", "dr",
+                  "st", "inc", "ltd", "co", "jr", "sr", "u.s", "approx", "al", "ca")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9`*])")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_FIGURE = re.compile(r"^\(?[-−–]?\$?\d[\d,]*(?:\.\d+)?\)?%?$")
+_YEARS_HEADER = re.compile(r"^[^\d]{0,80}?((?:19|20)\d{2}\b[\s,|]*){2,}.{0,40}$")
+#: Words that make a sentence lean on the one before it.
+_LEANS_BACK = frozenset([
+    "it", "its", "this", "that", "these", "those", "they", "their", "them", "he", "she",
+    "his", "her", "such", "however", "also", "then", "there", "thus", "therefore", "so",
+    "but", "both", "each", "which", "here", "otherwise", "instead", "afterwards", "moreover",
+])
+
+
+class QueryEmbedder(Protocol):
+    """The part of the store's embedder units need."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of texts (normalised)."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of a query (normalised)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One sentence, list item or table row, and where it came from."""
+
+    text: str
+    kind: str  # "sentence", "item", "row", "code"
+    source: int  # index of the evidence item it was cut from
+    position: int  # order inside that item
+    context: str = ""  # a table row's header; a pronoun sentence's previous sentence
+    score: float = 0.0
+
+    def full_text(self) -> str:
+        """The unit with its context, as the writer and the claim checker read it."""
+        return f"{self.context}\n{self.text}" if self.context else self.text
+
+    def tokens(self) -> int:
+        """Approximate token count of the unit with its context."""
+        return max(1, len(self.full_text()) // CHARS_PER_TOKEN)
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """A paragraph cut into sentences (abbreviations such as "e.g." and "p." do not end one)."""
+    pieces = _SENTENCE_END.split(" ".join(paragraph.split()))
+    out: list[str] = []
+    for piece in pieces:
+        last = out[-1].rsplit(None, 1)[-1].lower().rstrip(".") if out else ""
+        if out and (last in _ABBREVIATIONS or len(last) == 1):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return [s.strip() for s in out if s.strip()]
+
+
+def _is_figure_row(line: str) -> bool:
+    """A PDF table line: a label followed by two or more figures, no sentence ending."""
+    tokens = line.split()
+    figures = 0
+    for token in reversed(tokens):
+        if token in ("$", "%") or _FIGURE.match(token):
+            figures += token not in ("$", "%")
+        else:
+            break
+    return figures >= 2 and not line.rstrip().endswith(".")
+
+
+def split_units(text: str) -> list[tuple[str, str, str]]:
+    """``(kind, text, context)`` for each unit of a Markdown (or PDF-extracted) section.
+
+    Headings are not units; a Markdown table's first row and a line of years are a
+    header, the context of the rows below it; a fenced code block is one unit.
+    """
+    units: list[tuple[str, str, str]] = []
+    paragraph: list[str] = []
+    header = ""
+    in_code: list[str] | None = None
+
+    def flush() -> None:
+        if paragraph:
+            units.extend(("sentence", s, "") for s in split_sentences(" ".join(paragraph)))
+            paragraph.clear()
+
+    for raw in text.split("\n"):
+        line = raw.rstrip()
+        stripped = line.strip()
+        if in_code is not None:
+            if stripped.startswith("```"):
+                units.append(("code", "\n".join(in_code).strip(), ""))
+                in_code = None
+            else:
+                in_code.append(line)
+            continue
+        if stripped.startswith("```"):
+            flush()
+            in_code = []
+        elif not stripped:
+            flush()  # a header of years holds across the blank lines between PDF rows
+        elif _HEADING.match(line):
+            flush()
+            header = ""
+        elif stripped.startswith("|"):
+            flush()
+            if _TABLE_SEPARATOR.match(stripped):
+                continue
+            if not header.startswith("|"):
+                header = stripped
+            else:
+                units.append(("row", stripped, header))
+        elif _YEARS_HEADER.match(stripped) and not stripped.endswith("."):
+            flush()
+            header = stripped
+        elif _is_figure_row(stripped):
+            flush()
+            units.append(("row", stripped, header))
+        elif _LIST_ITEM.match(line):
+            flush()
+            units.append(("item", stripped, ""))
+        elif units and units[-1][0] == "item" and not paragraph and raw.startswith((" ", "\t")):
+            kind, item, context = units[-1]
+            units[-1] = (kind, f"{item} {stripped}", context)
+        else:
+            if stripped.endswith(".") or len(stripped) > 100:
+                header = ""  # prose: the table above has ended
+            paragraph.append(stripped)
+    flush()
+    if in_code:
+        units.append(("code", "\n".join(in_code).strip(), ""))
+    return [u for u in units if re.search(r"\w", u[1])]
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w%$.,]+", " ", text.lower()).split())
+
+
+def cut(evidence: Sequence[Evidence]) -> list[Unit]:
+    """Every unit of the evidence, each once (a hit inside a section read is not repeated)."""
+    out: list[Unit] = []
+    seen: set[str] = set()
+    order = sorted(range(len(evidence)), key=lambda i: evidence[i]["kind"] != "parent")
+    for index in order:
+        for position, (kind, text, context) in enumerate(
+            split_units(evidence[index].get("text", ""))
+        ):
+            key = _norm(text)
+            if key in seen or len(key) < 3:
+                continue
+            seen.add(key)
+            out.append(Unit(text, kind, index, position, context))
+    return out
+
+
+def leans_back(text: str) -> bool:
+    """Whether a sentence opens with a pronoun or connective that points to the one before."""
+    first = re.match(r"[\W_]*([A-Za-z]+)", text)
+    return bool(first) and first.group(1).lower() in _LEANS_BACK  # type: ignore[union-attr]
+
+
+def bm25_scores(
+    query: str, texts: Sequence[str], encoder: BM25Encoder | None = None
+) -> list[float]:
+    """BM25 of ``query`` against ``texts``, with IDF computed over ``texts`` themselves."""
+    encoder = encoder or BM25Encoder()
+    docs = [encoder.tokens(t) for t in texts]
+    if not docs:
+        return []
+    avg = sum(len(d) for d in docs) / len(docs) or 1.0
+    frequency = Counter(term for d in docs for term in set(d))
+    terms = set(encoder.tokens(query))
+    scores = []
+    for doc in docs:
+        counts = Counter(doc)
+        total = 0.0
+        for term in terms & counts.keys():
+            idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
+            tf = counts[term]
+            norm = encoder.k1 * (1 - encoder.b + encoder.b * len(doc) / avg)
+            total += idf * tf * (encoder.k1 + 1) / (tf + norm)
+        scores.append(total)
+    return scores
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=False))
+
+
+def score_units(
+    question: str, units: list[Unit], embedder: QueryEmbedder | None
+) -> list[Unit]:
+    """The units with ``score``: DENSE_WEIGHT × cosine + the rest × BM25 scaled to [0, 1].
+
+    Without an embedder, BM25 alone.
+    """
+    if not units:
+        return []
+    texts = [u.full_text() for u in units]
+    weight = DENSE_WEIGHT if embedder is not None else 0.0
+    dense = [0.0] * len(units)
+    if embedder is not None:
+        query = embedder.embed_query(question)
+        dense = [_dot(query, v) for v in embedder.embed_documents(texts)]
+    sparse = bm25_scores(question, texts)
+    top = max(sparse) or 1.0
+    return [
+        replace(u, score=weight * d + (1 - weight) * s / top)
+        for u, d, s in zip(units, dense, sparse, strict=True)
+    ]
+
+
+@dataclass
+class Selection:
+    """The numbered units the writer sees (unit ``n`` is ``units[n - 1]``)."""
+
+    units: list[Unit] = field(default_factory=list)
+    considered: int = 0
+
+    def tokens(self) -> int:
+        """Approximate tokens of all selected units."""
+        return sum(u.tokens() for u in self.units)
+
+
+def select_units(
+    question: str, evidence: Sequence[Evidence], embedder: QueryEmbedder | None, *,
+    budget_tokens: int, max_units: int = 40,
+) -> Selection:
+    """The units that bear on ``question``, best first, within ``budget_tokens``.
+
+    A sentence that leans back (see :func:`leans_back`) takes its previous sentence as
+    context. The best unit is always kept, even over the budget (cut to it).
+    """
+    units = score_units(question, cut(evidence), embedder)
+    by_place = {(u.source, u.position): u for u in units}
+    chosen: list[Unit] = []
+    used = 0
+    for unit in sorted(units, key=lambda u: -u.score):
+        if len(chosen) >= max_units:
+            break
+        if unit.kind == "sentence" and leans_back(unit.text):
+            before = by_place.get((unit.source, unit.position - 1))
+            if before is not None and before.kind == "sentence":
+                unit = replace(unit, context=before.text)
+        cost = unit.tokens()
+        if chosen and used + cost > budget_tokens:
+            continue
+        if not chosen and cost > budget_tokens:
+            unit = replace(unit, text=unit.text[: budget_tokens * CHARS_PER_TOKEN])
+            cost = unit.tokens()
+        chosen.append(unit)
+        used += cost
+    return Selection(chosen, len(units))
+
+
+def render_units(selection: Selection, evidence: Sequence[Evidence]) -> str:
+    """The numbered units as ``<passage n="3" section="...">`` blocks for the writer.
+
+    A block names its section (the heading path), never a file name or a page.
+    """
+    from archivist.agent.tools import numbered_block
+
+    return "\n".join(numbered_block(n, unit_evidence(selection, evidence, n))
+                     for n in range(1, len(selection.units) + 1))
+
+
+def unit_evidence(selection: Selection, evidence: Sequence[Evidence], n: int) -> Evidence:
+    """Unit ``n``'s location as an evidence record whose text is the unit itself.
+
+    Its pages are the narrowest known: a search hit of the same section holding the
+    unit's text gives its own pages, else the section's.
+    """
+    unit = selection.units[n - 1]
+    item = evidence[unit.source]
+    wanted = _norm(unit.text)
+    for other in evidence:
+        if (other["kind"] == "hit" and other["parent_id"] == item["parent_id"]
+                and wanted in _norm(other.get("text", ""))):
+            item = other
+            break
+    out = item.copy()
+    out["text"] = unit.full_text()
+    return out

@@ -1,0 +1,61 @@
+"""Every sentence of an answer checked against the units it cites."""
+
+from __future__ import annotations
+
+from archivist.agent.claims import (
+    check_claim,
+    is_gap,
+    missing_facts,
+    parse_citations,
+    split_claims,
+    strip_citations,
+)
+
+UNITS = [
+    "A document is written as pending first, then its vectors, then it is marked ready.",
+    "Anything left half-done, even by kill -9, is purged when the library is next opened.",
+    "2017 2016 2015\nPaid memberships at end of period 52,810 47,905 43,401",
+]
+
+
+def test_citations_are_parsed_in_every_form() -> None:
+    assert parse_citations("x [2] y [1, 3] z [4-6] [2]") == [2, 1, 3, 4, 5, 6]
+    assert parse_citations("no numbers [guide.pdf, p. 3]") == []
+    assert strip_citations("It is purged [2]. ") == "It is purged."
+
+
+def test_an_answer_is_cut_into_claims_with_their_citations() -> None:
+    answer = ("Documents are written as pending first [1]. Leftovers are purged on the next "
+              "open. [2] The documents do not contain the exact timing.\n\n- A row [3]")
+    claims = split_claims(answer)
+    assert [c for _, c in claims] == [[1], [2], [3]]
+    assert claims[1][0].startswith("Leftovers are purged") and "[2]" in claims[1][0]
+
+
+def test_a_sentence_without_a_number_takes_the_one_that_closes_its_paragraph() -> None:
+    claims = split_claims("Vectors come second. Then the document is marked ready [1].")
+    assert [c for _, c in claims] == [[1], [1]]
+
+
+def test_gaps_are_not_claims() -> None:
+    assert is_gap("The documents do not contain the year it was founded.")
+    assert is_gap("The passages do not state the price [2].")
+    assert not is_gap("The documents are purged on open [2].")
+
+
+def test_numbers_and_names_must_appear_in_the_cited_units() -> None:
+    assert missing_facts("Netflix had 52,810 paid memberships in 2017.", UNITS[2],
+                         "How many memberships did Netflix have?") == []
+    assert missing_facts("It had 57,834 memberships in 2018.", UNITS[2]) == ["57,834", "2018"]
+    assert missing_facts("The library is purged by Qdrant Edge.", UNITS[1]) == ["Qdrant", "Edge"]
+    assert missing_facts("There were 3 steps.", "three steps") == []
+
+
+def test_citation_problems_fail_before_any_scoring() -> None:
+    uncited = check_claim("Half-done documents are purged.", [], UNITS, None)
+    assert not uncited.supported and uncited.reason == "cites no passage"
+    ghost = check_claim("Purged [9].", [9], UNITS, None)
+    assert ghost.reason == "cites a passage that does not exist"
+    words = check_claim("Anything left half-done is purged when the library is next opened "
+                        "[2].", [2], UNITS, None)
+    assert words.supported and words.score == 1.0  # without a model: word coverage alone

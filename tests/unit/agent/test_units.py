@@ -1,0 +1,96 @@
+"""Evidence units: cut by code from retrieved sections, scored, budgeted and numbered."""
+
+from __future__ import annotations
+
+from archivist.agent.state import Evidence
+from archivist.agent.units import (
+    Selection,
+    Unit,
+    bm25_scores,
+    cut,
+    leans_back,
+    render_units,
+    split_units,
+    unit_evidence,
+)
+
+SECTION = """## Staying consistent
+
+A document is written as pending first. Its vectors follow, then it is marked ready.
+If the process is killed, anything left half-done is purged when the library is next
+opened. This keeps search free of partial documents.
+
+- `archivist ingest` walks folders recursively.
+- `archivist remove` takes a file name
+  or an id prefix.
+
+| setting | default |
+| --- | --- |
+| parent_min_chars | 2000 |
+| child_chars | 500 |
+"""
+
+
+def _evidence(text: str, kind: str = "parent", pages: str = "p. 6", parent: str = "p1") -> Evidence:
+    return Evidence(kind=kind, parent_id=parent, document_id="d1", document_name="guide.pdf",
+                    pages=pages, page_start=6, page_end=6, sub_question=0, text=text,
+                    heading_path=["How it works", "Staying consistent"])
+
+
+def test_a_section_is_cut_into_sentences_items_and_rows_with_their_header() -> None:
+    units = split_units(SECTION)
+    kinds = [k for k, _, _ in units]
+    assert kinds == ["sentence"] * 4 + ["item"] * 2 + ["row"] * 2
+    assert units[2][1].startswith("If the process is killed") and "next opened." in units[2][1]
+    assert units[5][1] == "- `archivist remove` takes a file name or an id prefix."
+    assert units[6] == ("row", "| parent_min_chars | 2000 |", "| setting | default |")
+
+
+def test_abbreviations_do_not_end_a_sentence() -> None:
+    units = split_units("See e.g. the guide on p. 3 for details. Then run it.")
+    assert [t for _, t, _ in units] == ["See e.g. the guide on p. 3 for details.", "Then run it."]
+
+
+def test_a_pdf_table_line_is_a_row_under_its_line_of_years() -> None:
+    text = "2017 2016 2015\nPaid memberships at end of period 52,810 47,905 43,401\n"
+    assert split_units(text) == [
+        ("row", "Paid memberships at end of period 52,810 47,905 43,401", "2017 2016 2015")
+    ]
+
+
+def test_a_hit_inside_a_section_read_is_not_repeated() -> None:
+    units = cut([_evidence("A document is written as pending first.", kind="hit"),
+                 _evidence(SECTION)])
+    texts = [u.text for u in units]
+    assert texts.count("A document is written as pending first.") == 1
+    assert units[0].source == 1  # sections come first
+
+
+def test_pronoun_and_connective_openings_lean_back() -> None:
+    assert leans_back("This keeps search free.") and leans_back("However, it fails.")
+    assert not leans_back("Archivist keeps search free.")
+
+
+def test_bm25_prefers_the_unit_with_the_rare_query_terms() -> None:
+    scores = bm25_scores("killed process purged", ["the library opens", "the process is "
+                                                   "killed and purged", "a process"])
+    assert scores.index(max(scores)) == 1 and scores[0] == 0
+
+
+def test_units_render_numbered_with_their_section_and_no_file_or_page() -> None:
+    evidence = [_evidence(SECTION)]
+    selection = Selection([Unit("Its vectors follow.", "sentence", 0, 1)])
+    block = render_units(selection, evidence)
+    assert block.startswith('<passage n="1" section="How it works › Staying consistent">')
+    assert "guide.pdf" not in block and "p. 6" not in block
+
+
+def test_a_unit_maps_to_the_narrowest_known_pages() -> None:
+    evidence = [_evidence(SECTION, pages="pp. 5-7"),
+                _evidence("Its vectors follow, then it is marked ready.", kind="hit")]
+    selection = Selection([Unit("Its vectors follow, then it is marked ready.", "sentence", 0, 1),
+                           Unit("| child_chars | 500 |", "row", 0, 7, "| setting | default |")])
+    assert unit_evidence(selection, evidence, 1)["pages"] == "p. 6"
+    second = unit_evidence(selection, evidence, 2)
+    assert second["pages"] == "pp. 5-7"
+    assert second["text"] == "| setting | default |\n| child_chars | 500 |"
