@@ -51,6 +51,47 @@ def _pairs(question: str, source: str, answer: str, units: list[str],
     return out
 
 
+def _write_only(app: Any, question: str, collection: str | None) -> list[dict[str, Any]]:
+    """One real writing call on code-chosen units: search, read sections, select, write.
+
+    The same steps as the pipeline's ``write`` without analysis or grading (a cheaper
+    way to many real claims); returns the one sub-answer with its units.
+    """
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from archivist.agent import prompts
+    from archivist.agent.tools import READ_PARENT, SEARCH, make_tools
+    from archivist.agent.units import SMALL_UNIT_TOKENS, render_units, select_units, unit_evidence
+
+    settings = app.settings
+    tools = {t.name: t for t in make_tools(app.searcher.retriever(collection),
+                                           settings.tool_result_hits)}
+    call = {"name": SEARCH, "args": {"query": question}, "id": "s", "type": "tool_call"}
+    hits = list(tools[SEARCH].invoke(call).artifact or [])
+    parents: list[Any] = []
+    budget = settings.pipeline_read_chars
+    for hit in hits:
+        if hit["parent_id"] in {p["parent_id"] for p in parents}:
+            continue
+        read = tools[READ_PARENT].invoke({"name": READ_PARENT, "id": "r", "type": "tool_call",
+                                          "args": {"parent_id": hit["parent_id"]}})
+        items = list(read.artifact or [])
+        if not items or len(items[0].get("text", "")) > budget:
+            break
+        budget -= len(items[0].get("text", ""))
+        parents += items
+    evidence = [*hits, *parents]
+    selection = select_units(question, evidence, app.store.embedder,
+                             budget_tokens=SMALL_UNIT_TOKENS)
+    reply = app.agent.llm.invoke([
+        SystemMessage(prompts.WRITE_UNITS_SYSTEM),
+        HumanMessage(prompts.WRITE_USER.format(question=question,
+                                               passages=render_units(selection, evidence))),
+    ])
+    units = [unit_evidence(selection, evidence, n) for n in range(1, len(selection.units) + 1)]
+    return [{"question": question, "answer": str(reply.content), "units": units}]
+
+
 def _logged(stream: Iterator[Event], started: float) -> Iterator[Event]:
     """The events, each step printed with the seconds since the question was asked."""
     for event in stream:
@@ -68,6 +109,8 @@ def main() -> None:
     parser.add_argument("--files", type=Path, nargs="*", default=[])
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--skip", type=int, default=0)
+    parser.add_argument("--write-only", action="store_true",
+                        help="no analysis or grading: search, read, select units, write")
     args = parser.parse_args()
     with open_application(data_dir=args.data_dir) as app:
         collection = None
@@ -84,19 +127,24 @@ def main() -> None:
         with args.out.open("a", encoding="utf-8") as out:
             for item_id, question in items:
                 started = time.perf_counter()
-                thread = service.new_thread_id()
-                result = collect_turn(_logged(service.stream(question, thread, collection),
-                                              started))
-                state = service.graph(collection).get_state(service._config(thread)).values
+                if args.write_only:
+                    subs = _write_only(app, question, collection)
+                    answer = subs[0]["answer"]
+                else:
+                    thread = service.new_thread_id()
+                    answer = collect_turn(_logged(service.stream(question, thread, collection),
+                                                  started)).answer
+                    state = service.graph(collection).get_state(service._config(thread)).values
+                    subs = list(state.get("sub_answers") or [])
                 count = 0
-                for sub in state.get("sub_answers") or []:
+                for sub in subs:
                     units = [u.get("text", "") for u in sub.get("units") or []]
                     for pair in _pairs(sub["question"], item_id, sub["answer"], units, embedder):
                         out.write(json.dumps(pair) + "\n")
                         count += 1
                 out.flush()
                 print(f"{item_id}: {time.perf_counter() - started:.0f}s {count} pairs | "
-                      f"{result.answer[:160]!r}", flush=True)
+                      f"{answer[:300]!r}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""Calibrate the claim checker's threshold on one half of the labelled set, report the other.
+
+Usage::
+
+    python bench/claims_calibrate.py [tests/data/claims_labelled.jsonl]
+
+Each line of the set is a hand-checked pair ``{claim, evidence: [unit texts], supported}``
+(collected by ``bench/claims_collect.py`` from real answers). The pairs are split in two
+by a hash of the claim (a claim's pairs stay together): on the calibration half the
+threshold with the best recall for "unsupported" at a precision of at least 0.9 is
+chosen; precision and recall are then reported on the other half, and on the whole set
+at the threshold in use (:data:`archivist.agent.claims.SUPPORT_THRESHOLD`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from archivist.agent.claims import SUPPORT_THRESHOLD, missing_facts, support_score
+from archivist.index.embeddings import SentenceTransformerEmbedder
+
+DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "claims_labelled.jsonl"
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The labelled pairs."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def half(pair: dict[str, Any]) -> str:
+    """``"calibration"`` or ``"report"``, by a hash of the claim."""
+    digest = hashlib.sha1(pair["claim"].encode("utf-8")).digest()
+    return "calibration" if digest[0] % 2 == 0 else "report"
+
+
+def scored(pairs: list[dict[str, Any]], embedder: Any) -> list[tuple[float, bool, bool]]:
+    """``(support score, facts all present, labelled supported)`` per pair."""
+    out = []
+    for pair in pairs:
+        evidence = list(pair["evidence"])
+        score = support_score(pair["claim"], evidence, embedder)
+        facts = not missing_facts(pair["claim"], "\n".join(evidence), pair.get("question", ""))
+        out.append((score, facts, bool(pair["supported"])))
+    return out
+
+
+def precision_recall(rows: list[tuple[float, bool, bool]], threshold: float) -> tuple[float, float]:
+    """Precision and recall of the checker's "unsupported" verdicts at ``threshold``."""
+    flagged = [(not facts or score < threshold, label) for score, facts, label in rows]
+    true_positive = sum(1 for flag, label in flagged if flag and not label)
+    predicted = sum(1 for flag, _ in flagged if flag)
+    actual = sum(1 for _, label in flagged if not label)
+    return (true_positive / predicted if predicted else 1.0,
+            true_positive / actual if actual else 1.0)
+
+
+def calibrate(rows: list[tuple[float, bool, bool]], floor: float = 0.9) -> float:
+    """The threshold with the best recall at precision ≥ ``floor`` (ties: the lowest)."""
+    best = (-1.0, 0.0)
+    for step in range(20, 91):
+        threshold = step / 100
+        precision, recall = precision_recall(rows, threshold)
+        if precision >= floor and recall > best[0]:
+            best = (recall, threshold)
+    return best[1]
+
+
+def main() -> None:
+    """Calibrate, then report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("labelled", type=Path, nargs="?", default=DEFAULT)
+    args = parser.parse_args()
+    pairs = load(args.labelled)
+    embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    parts = {name: [p for p in pairs if half(p) == name] for name in ("calibration", "report")}
+    rows = {name: scored(items, embedder) for name, items in parts.items()}
+    chosen = calibrate(rows["calibration"])
+    print(f"pairs: {len(pairs)} ({sum(not p['supported'] for p in pairs)} unsupported); "
+          f"calibration {len(parts['calibration'])}, report {len(parts['report'])}")
+    print(f"threshold chosen on the calibration half: {chosen:.2f}")
+    for name in ("calibration", "report"):
+        precision, recall = precision_recall(rows[name], chosen)
+        print(f"  {name}: precision {precision:.3f} recall {recall:.3f} (unsupported)")
+    every = rows["calibration"] + rows["report"]
+    precision, recall = precision_recall(every, SUPPORT_THRESHOLD)
+    print(f"whole set at the threshold in use ({SUPPORT_THRESHOLD}): precision "
+          f"{precision:.3f} recall {recall:.3f}")
+
+
+if __name__ == "__main__":
+    main()
