@@ -28,6 +28,16 @@ from archivist.index.sparse import BM25Encoder
 CHARS_PER_TOKEN = 4
 #: Weight of the dense (embedding) score against BM25 in a unit's score.
 DENSE_WEIGHT = 0.6
+#: Bonus of a unit from the section the search ranked first (1/2 of it for the second...):
+#: the search's ranking of the sections is evidence too.
+SECTION_WEIGHT = 0.2
+#: Units scoring under this share of the best unit's score are left out.
+MIN_SHARE = 0.5
+#: At most this many units (a writer picks its sentence from a short list).
+MAX_UNITS = 16
+#: The best few sentences keep the sentence before them as context (a sentence read alone
+#: often leaves out what it continues: "the next start finds the pending entry").
+WITH_NEIGHBOUR = 3
 
 _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "fig", "no", "p", "pp", "cf", "mr", "mrs", "dr",
                   "st", "inc", "ltd", "co", "jr", "sr", "u.s", "approx", "al", "ca")
@@ -221,13 +231,28 @@ def _dot(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=False))
 
 
-def score_units(
-    question: str, units: list[Unit], embedder: QueryEmbedder | None
-) -> list[Unit]:
-    """The units with ``score``: DENSE_WEIGHT × cosine + the rest × BM25 scaled to [0, 1].
+def section_prior(evidence: Sequence[Evidence]) -> dict[int, float]:
+    """Each evidence item's bonus: SECTION_WEIGHT / (1 + its section's rank in ``evidence``).
 
-    Without an embedder, BM25 alone.
+    ``evidence`` is in the order the search ranked it (sections read come after the hits
+    that led to them and take their hit's rank).
     """
+    ranks: dict[str, int] = {}
+    for item in evidence:
+        ranks.setdefault(item["parent_id"], len(ranks))
+    return {i: SECTION_WEIGHT / (1 + ranks[item["parent_id"]]) for i, item in enumerate(evidence)}
+
+
+def score_units(
+    question: str, units: list[Unit], embedder: QueryEmbedder | None,
+    prior: dict[int, float] | None = None,
+) -> list[Unit]:
+    """The units with ``score``: DENSE_WEIGHT × cosine + the rest × BM25 in [0, 1] + prior.
+
+    ``prior`` is their section's bonus (see :func:`section_prior`). Without an embedder,
+    BM25 alone.
+    """
+    prior = prior or {}
     if not units:
         return []
     texts = [u.full_text() for u in units]
@@ -239,7 +264,7 @@ def score_units(
     sparse = bm25_scores(question, texts)
     top = max(sparse) or 1.0
     return [
-        replace(u, score=weight * d + (1 - weight) * s / top)
+        replace(u, score=weight * d + (1 - weight) * s / top + prior.get(u.source, 0.0))
         for u, d, s in zip(units, dense, sparse, strict=True)
     ]
 
@@ -258,21 +283,24 @@ class Selection:
 
 def select_units(
     question: str, evidence: Sequence[Evidence], embedder: QueryEmbedder | None, *,
-    budget_tokens: int, max_units: int = 40,
+    budget_tokens: int, max_units: int = MAX_UNITS,
 ) -> Selection:
     """The units that bear on ``question``, best first, within ``budget_tokens``.
 
-    A sentence that leans back (see :func:`leans_back`) takes its previous sentence as
-    context. The best unit is always kept, even over the budget (cut to it).
+    Units under MIN_SHARE of the best score are left out. A sentence that leans back (see
+    :func:`leans_back`), and each of the best WITH_NEIGHBOUR sentences, takes its previous
+    sentence as context. The best unit is always kept, even over the budget (cut to it).
     """
-    units = score_units(question, cut(evidence), embedder)
+    units = score_units(question, cut(evidence), embedder, section_prior(evidence))
     by_place = {(u.source, u.position): u for u in units}
     chosen: list[Unit] = []
     used = 0
-    for unit in sorted(units, key=lambda u: -u.score):
-        if len(chosen) >= max_units:
+    ranked = sorted(units, key=lambda u: -u.score)
+    floor = ranked[0].score * MIN_SHARE if ranked and ranked[0].score > 0 else float("-inf")
+    for unit in ranked:
+        if len(chosen) >= max_units or unit.score < floor:
             break
-        if unit.kind == "sentence" and leans_back(unit.text):
+        if unit.kind == "sentence" and (leans_back(unit.text) or len(chosen) < WITH_NEIGHBOUR):
             before = by_place.get((unit.source, unit.position - 1))
             if before is not None and before.kind == "sentence":
                 unit = replace(unit, context=before.text)

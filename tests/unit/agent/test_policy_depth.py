@@ -37,5 +37,7 @@ def test_history_clarifications_and_joined_parts_need_the_model() -> None:
 def test_the_policy_follows_the_profile() -> None:
     assert policy_for(ModelProfile(size="small")) == SMALL
     assert policy_for(ModelProfile()) == CAPABLE
-    assert not any(value for key, value in CAPABLE.__dict__.items() if key != "name")
+    assert not any(value for key, value in CAPABLE.__dict__.items()
+                   if key not in ("name", "unit_tokens"))
+    assert SMALL.unit_tokens < 1000 < CAPABLE.unit_tokens  # what the writer reads
     assert not policy_for(ModelProfile(size="small"), second_look=False).second_look
