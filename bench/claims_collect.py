@@ -60,8 +60,9 @@ def _write_only(app: Any, question: str, collection: str | None) -> list[dict[st
     from langchain_core.messages import HumanMessage, SystemMessage
 
     from archivist.agent import prompts
+    from archivist.agent.policy import SMALL
     from archivist.agent.tools import READ_PARENT, SEARCH, make_tools
-    from archivist.agent.units import SMALL_UNIT_TOKENS, render_units, select_units, unit_evidence
+    from archivist.agent.units import render_units, select_units, unit_evidence
 
     settings = app.settings
     tools = {t.name: t for t in make_tools(app.searcher.retriever(collection),
@@ -82,7 +83,7 @@ def _write_only(app: Any, question: str, collection: str | None) -> list[dict[st
         parents += items
     evidence = [*hits, *parents]
     selection = select_units(question, evidence, app.store.embedder,
-                             budget_tokens=SMALL_UNIT_TOKENS)
+                             budget_tokens=SMALL.unit_tokens)
     reply = app.agent.llm.invoke([
         SystemMessage(prompts.WRITE_UNITS_SYSTEM),
         HumanMessage(prompts.WRITE_USER.format(question=question,

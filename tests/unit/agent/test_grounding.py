@@ -73,3 +73,26 @@ def test_numbered_citations_link_to_their_sources_line() -> None:
     linked = with_markers("A [2]. B [1, 2]. C [7].", sources, 3)
     assert linked == ("A [\\[2\\]](#source-3-2). B [\\[1\\]](#source-3-1)[\\[2\\]](#source-3-2)"
                       ". C [7].")
+
+
+def test_every_interface_carries_the_claims(capsys) -> None:
+    from archivist import events
+    from archivist.app.api.routes.openai import _footer
+    from archivist.app.cli import agent as cli_agent
+
+    source = {"document_id": "d", "document_name": "guide.pdf", "pages": "p. 6"}
+    claims = [{"text": "Purged on open.", "citations": [1], "supported": True, "score": 0.8,
+               "reason": ""},
+              {"text": "Made up.", "citations": [1], "supported": False, "score": 0.2,
+               "reason": "the cited passages do not say this"}]
+    turn = [events.token("Purged on open [1]. Made up [1]."),
+            events.Event("sources", {"sources": [source], "claims": claims}),
+            events.done("t1", "Purged on open [1]. Made up [1].")]
+    assert cli_agent.turn_json(iter(turn))["claims"] == claims
+    cli_agent.render(iter(turn))
+    printed = capsys.readouterr().out
+    assert "⚠ not supported: Made up. (the cited passages do not say this)" in printed
+    assert "[1] guide.pdf, p. 6" in printed
+    footer = _footer([source], claims)
+    assert "Not supported by the cited passages:\n- Made up." in footer
+    assert footer.endswith("Sources:\n[1] guide.pdf, p. 6")
