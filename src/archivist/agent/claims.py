@@ -149,8 +149,8 @@ def _names(sentence: str, question: str) -> list[str]:
         if not bare or not bare[0].isupper() or low in STOP_WORDS or low in asked:
             continue
         first = i == 0 or words[i - 1].endswith(":")
-        if first and not bare.isupper() and not (i + 1 < len(words) and words[i + 1][0].isupper()):
-            continue
+        if first and not bare.isupper():
+            continue  # any sentence opens with a capital ("Yes, ..."); a name goes on
         out.append(bare)
     return out
 
