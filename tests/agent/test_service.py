@@ -43,6 +43,18 @@ def test_history_survives_a_restart(corpus_library: Application, tmp_path) -> No
         reopened.close()
 
 
+def test_a_continued_conversation_reads_its_checkpoint_without_warnings(
+    make_service, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the graph state holds plain values: LangGraph warns about (and will block) a
+    # checkpoint that carries one of this package's own types
+    service = make_service()
+    thread = service.ask("How do I install PostgreSQL?").thread_id
+    with caplog.at_level("WARNING"):
+        service.ask("How do I update PostgreSQL?", thread)
+    assert not [r for r in caplog.records if "unregistered type" in r.getMessage()]
+
+
 def steps_of(result, kind: str) -> list[dict]:
     return [s for s in result.steps if s["kind"] == kind]
 

@@ -146,9 +146,10 @@ class ConversationNodes:
         emit_step(StepKind.DEPTH, depth, reason=how, policy=self.policy.name)
         if depth == Depth.DIRECT:
             return {"route": "direct", "direct_reply": plan.direct_reply, "clarification": "",
-                    "sub_questions": [], "depth": depth}
+                    "sub_questions": [], "depth": depth.value}
+        # the state holds plain strings: a checkpoint must not carry this module's types
         return {"clarification": "", "sub_questions": plan.sub_questions, "route": plan.route,
-                "depth": depth}
+                "depth": depth.value}
 
     def _analysis(self, state: AgentState, asked: Asked) -> QuestionAnalysis:
         """The analysis call's output (degraded when it cannot be parsed)."""
@@ -175,7 +176,7 @@ class ConversationNodes:
         route = state.route or "documents"
         return [
             Send("research", ResearchInput(sub_question=q, index=i, route=route,
-                                           depth=state.depth or Depth.SINGLE))
+                                           depth=state.depth or Depth.SINGLE.value))
             for i, q in enumerate(subs)
         ]
 

@@ -67,7 +67,7 @@ def test_a_question_end_to_end_on_the_local_model(tmp_path: Path, embedder) -> N
     assert events[-1].type == "done" and events[-1].data["status"] == "answered"
     assert ("strategy", "pipeline") in {(s["kind"], s["detail"]) for s in steps}
     assert searched, "the pipeline searched the documents"
-    assert stats["llm_calls"] >= 2
+    assert 1 <= stats["llm_calls"] <= 2, "a one-part question: at most search + one writing call"
     assert stats["tokens_in"] > 100 and stats["tokens_out"] > 0, "real token counts"
     assert len(tokens) > 1, "the answer streamed in more than one piece"
     cited = [s for s in sources["sources"] if s["kind"] == "document"]
