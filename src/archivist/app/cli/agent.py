@@ -112,8 +112,8 @@ def _print_sources(data: dict[str, Any]) -> None:
     claims = data.get("claims") or []
     for claim in claims:
         if not claim.get("supported"):
-            console.print(Text(f"⚠ not supported: {claim['text']} ({claim.get('reason')})",
-                               style="bold yellow"))
+            console.print(plain(f"⚠ not supported: {claim['text']} ({claim.get('reason')})",
+                                style="bold yellow"))
     items = data.get("sources") or []
     if not items:
         console.print(Text("Sources: none", style="dim"))
