@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from archivist.agent.prompts import ABSTAIN_PREFIX
-from archivist.agent.units import QueryEmbedder, split_sentences, split_units
+from archivist.agent.units import QueryEmbedder, dot, split_sentences, split_units
 from archivist.index.sparse import BM25Encoder
 from archivist.stopwords import STOP_WORDS
 
@@ -181,10 +181,6 @@ def word_coverage(claim: str, evidence: str) -> float:
     return len(wanted & set(_ENCODER.tokens(evidence))) / len(wanted)
 
 
-def _dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(x * y for x, y in zip(a, b, strict=False))
-
-
 def support_score(claim: str, cited: Sequence[str], embedder: QueryEmbedder | None) -> float:
     """Mean of the best claim–unit cosine and the claim's word coverage by the cited units.
 
@@ -196,7 +192,7 @@ def support_score(claim: str, cited: Sequence[str], embedder: QueryEmbedder | No
     if embedder is None:
         return coverage
     vectors = embedder.embed_documents([claim, *cited])
-    cosine = max(_dot(vectors[0], v) for v in vectors[1:])
+    cosine = max(dot(vectors[0], v) for v in vectors[1:])
     return round((max(cosine, 0.0) + coverage) / 2, 4)
 
 

@@ -227,7 +227,8 @@ def bm25_scores(
     return scores
 
 
-def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+def dot(a: Sequence[float], b: Sequence[float]) -> float:
+    """The dot product (the cosine of normalised vectors)."""
     return sum(x * y for x, y in zip(a, b, strict=False))
 
 
@@ -260,7 +261,7 @@ def score_units(
     dense = [0.0] * len(units)
     if embedder is not None:
         query = embedder.embed_query(question)
-        dense = [_dot(query, v) for v in embedder.embed_documents(texts)]
+        dense = [dot(query, v) for v in embedder.embed_documents(texts)]
     sparse = bm25_scores(question, texts)
     top = max(sparse) or 1.0
     return [
