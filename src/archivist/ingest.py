@@ -170,7 +170,8 @@ class Ingestor:
                 self._current = index
                 self._report = stage_reporter(progress, index, len(files),
                                               str(getattr(job, "path", "")), self.pages_converted)
-                if isinstance(job, ConversionJob):
+                if isinstance(job, ConversionJob):  # a PDF's page count is known from the start
+                    self._count(index, 0, job.page_count)
                     self._stage("converting", self._converted.get(index, 0))
                 result = job if isinstance(job, FileResult) else self._finish(job, future)
                 self._count(index, result.pages)
@@ -220,7 +221,7 @@ class Ingestor:
         if known is not None:
             return FileResult(str(path), IngestOutcome.UNCHANGED, document_id)
         previous = [d for d in self.catalog.documents(self.collection) if d.path == abs_path]
-        return ConversionJob(path, digest, len(data), abs_path, previous)
+        return ConversionJob.of(path, data, digest, abs_path, previous)
 
     def _convert(self, job: ConversionJob, future: Future[LoadedDocument] | None) -> LoadedDocument:
         """The converted file: from the pool when it went there, else converted here."""

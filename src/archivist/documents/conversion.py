@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from archivist.documents.loaders import load_file
-from archivist.documents.pdf import OcrMode
+from archivist.documents.pdf import OcrMode, pdf_page_count
 from archivist.types import DocumentRecord, LoadedDocument
 
 __all__ = [
@@ -45,11 +45,20 @@ class ConversionJob:
     size: int
     abs_path: str
     previous: list[DocumentRecord]
+    page_count: int = 0  # a PDF's, known before it converts
 
     @property
     def is_pdf(self) -> bool:
         """PDFs go to the pool; other formats convert in a moment where they are."""
         return self.path.suffix.lower() == ".pdf"
+
+    @classmethod
+    def of(cls, path: Path, data: bytes, digest: str, abs_path: str,
+           previous: list[DocumentRecord]) -> ConversionJob:
+        """The job for a file's bytes (a PDF's page count read from them at once)."""
+        job = cls(path, digest, len(data), abs_path, previous)
+        job.page_count = pdf_page_count(data) if job.is_pdf else 0
+        return job
 
 
 def _start_converter(updates: Any, parent: int) -> None:

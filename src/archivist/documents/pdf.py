@@ -238,3 +238,15 @@ def _short(exc: BaseException) -> str:
     if len(message) > 120:
         message = message[:117] + "..."
     return message or type(exc).__name__
+
+
+def pdf_page_count(data: bytes) -> int:
+    """A PDF's page count, read before it converts (0 when it cannot be opened).
+
+    The conversion then says why it cannot be read.
+    """
+    try:
+        with pymupdf.open(stream=data, filetype="pdf") as doc:
+            return int(doc.page_count)
+    except (RuntimeError, ValueError):  # pymupdf's FileDataError is a RuntimeError
+        return 0
