@@ -17,7 +17,7 @@ def abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
     if info.schema is not None or info.tools:
         return None
     if "judged relevant" in str(messages[-1].content):
-        return "Install it with `sudo apt install postgresql` [postgres-guide.md]."
+        return "Install it with `sudo apt install postgresql` [1]."  # units are cited by number
     return "The documents do not contain how to install PostgreSQL."
 
 

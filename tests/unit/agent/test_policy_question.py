@@ -8,6 +8,7 @@ from archivist.agent.policy.question import (
     clause_parts,
     dangling_reference,
     elliptical,
+    first_question,
     is_small_talk,
     keep_subjects,
     keeps_the_question,
@@ -118,3 +119,30 @@ def test_a_web_route_is_kept_only_with_web_search_on() -> None:
     assert review(Asked(question="Who won today?"), web, checks=False).route == "documents"
     on = review(Asked(question="Who won today?", web_enabled=True), web, checks=False)
     assert on.route == "web"
+
+
+def test_a_small_model_reads_a_follow_up_with_the_conversation_instead_of_asking_back() -> None:
+    # the 0.5B model asked "What is the expected profit? What is the expected revenue? ..."
+    # back about "they" after a question on apple trees, until its token cap
+    looping = QuestionAnalysis(
+        is_clear=False, clarification_question="What is the expected profit? " * 40)
+    asked = Asked(question="And when are they harvested?", fresh=False, history=True,
+                  previous="When are the apple trees pruned?")
+    plan = review(asked, looping, checks=True)
+    assert not plan.clarification and "clear" in _kinds(plan)
+    assert plan.sub_questions == [
+        "And when are they harvested? (follow-up to: When are the apple trees pruned?)"]
+    pronoun = review(Asked(question="How do I update it?", fresh=False, history=True,
+                           previous="How do I install PostgreSQL?"),
+                     QuestionAnalysis(), checks=True)
+    assert pronoun.sub_questions == [
+        "How do I update it? (follow-up to: How do I install PostgreSQL?)"]
+    # a capable model's question back is kept, cut to its first question
+    capable = review(asked, looping, checks=False)
+    assert capable.clarification == "What is the expected profit?"
+
+
+def test_a_question_asked_back_is_one_bounded_question() -> None:
+    assert first_question("Which cluster?  Which version?") == "Which cluster?"
+    long = first_question("word " * 100)
+    assert len(long) <= 202 and long.endswith("…")

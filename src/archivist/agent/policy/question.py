@@ -176,6 +176,26 @@ def elliptical(question: str) -> bool:
     return len(content_words(question)) < 3 and not subject_terms(question)
 
 
+def points_back(question: str) -> bool:
+    """Whether ``question`` uses a pronoun that needs an earlier turn ("when are they cut?")."""
+    words = set(_TOKENS.findall(_EXPLETIVE_IT.sub(" ", question).lower()))
+    return bool(words & _POINTERS)
+
+
+#: The longest question asked back (a small model repeated its question until its token cap).
+CLARIFICATION_CHARS = 200
+
+
+def first_question(text: str) -> str:
+    """The first question of a model's ask-back, at most ``CLARIFICATION_CHARS`` long."""
+    text = " ".join(text.split())
+    end = text.find("?")
+    text = text[: end + 1] if end >= 0 else text
+    if len(text) <= CLARIFICATION_CHARS:
+        return text
+    return text[:CLARIFICATION_CHARS].rsplit(" ", 1)[0] + " …"
+
+
 def clarifying_question(question: str) -> str:
     """What to ask back about a question whose reference points at nothing.
 
@@ -287,12 +307,16 @@ def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
         plan.note(StepKind.ROUTE, route)
     plan.route = route
     dangling = checks and asked.fresh and dangling_reference(question)
-    if checks and not parsed.is_clear and asked.may_ask and not may_be_ambiguous(question):
+    if checks and not parsed.is_clear and not asked.fresh:
+        # a small model asked back about "they" in "And when are they harvested?" after a
+        # question on apple trees, instead of reading the conversation
+        plan.note(StepKind.CLEAR, "a follow-up: read with the question before it, not asked back")
+    elif checks and not parsed.is_clear and asked.may_ask and not may_be_ambiguous(question):
         plan.note(StepKind.CLEAR, "nothing in the question to resolve: not asked back")
     elif (not parsed.is_clear or dangling) and asked.may_ask:
         # a reference with nothing before it to point to is asked back whatever the
         # model said (the 1.5B model searched for "How much did it grow?")
-        ask = parsed.clarification_question.strip() if not parsed.is_clear else ""
+        ask = first_question(parsed.clarification_question) if not parsed.is_clear else ""
         plan.clarification = ask or clarifying_question(question)
         return plan
     subs = clean_questions(parsed.sub_questions, asked.max_sub_questions) or [question]
@@ -326,7 +350,8 @@ def _corrected(asked: Asked, subs: list[str], plan: Plan) -> list[str]:
         # Netflix have at the end of 2017?" into "What is Netflix?"
         plan.note(StepKind.REWRITE_DROPPED, subs[0], reason="it lost what the question asks")
         subs = [question]
-    if subs == [question] and not asked.fresh and not rounds and elliptical(question):
+    if (subs == [question] and not asked.fresh and not rounds and asked.previous
+            and (elliptical(question) or points_back(question))):
         # the 1.5B model left "And in 2016?" as it was after a question on 2017
         subs = [f"{question} (follow-up to: {asked.previous})"]
     return subs
