@@ -235,3 +235,51 @@ def check_answer(
             claim.reason = "the verifier found the cited passages do not say this"
         claims.append(claim)
     return CheckedAnswer(claims)
+
+
+def best_support(
+    claim: str, units: Sequence[str], embedder: QueryEmbedder | None, *, question: str = "",
+    threshold: float = SUPPORT_THRESHOLD,
+) -> int | None:
+    """The number of the unit that supports ``claim`` best, or ``None`` when none passes.
+
+    A unit passes as a cited one would: it holds the claim's numbers and names and its
+    support score reaches ``threshold``.
+    """
+    best, best_score = None, threshold
+    for number, unit in enumerate(units, start=1):
+        if missing_facts(claim, unit, question):
+            continue
+        score = support_score(claim, [unit], embedder)
+        if score >= best_score:
+            best, best_score = number, score
+    return best
+
+
+def attribute_uncited(
+    answer: str, units: Sequence[str], embedder: QueryEmbedder | None, *, question: str = "",
+    threshold: float = SUPPORT_THRESHOLD,
+) -> tuple[str, int]:
+    """``answer`` with each sentence that cites nothing given the unit that supports it.
+
+    A small model often writes the right sentence and leaves out the ``[n]``; code finds
+    the one unit that holds what the sentence states (the same test a citation must pass)
+    and cites it. A sentence no unit supports stays uncited, and is flagged as such.
+    Returns the answer and how many sentences were given a citation.
+    """
+    given = 0
+    for sentence, citations in split_claims(answer):
+        if citations:
+            continue
+        number = best_support(strip_citations(sentence), units, embedder, question=question,
+                              threshold=threshold)
+        words = sentence.split()
+        where = re.search(r"\s+".join(map(re.escape, words)), answer) if words else None
+        if number is None or where is None:
+            continue
+        end = where.end()
+        while end > where.start() and answer[end - 1] in ".!?:;":
+            end -= 1
+        answer = f"{answer[:end]} [{number}]{answer[end:]}"
+        given += 1
+    return answer, given

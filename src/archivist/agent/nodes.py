@@ -20,7 +20,7 @@ from langchain_core.messages import (
 from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
-from archivist.agent.claims import check_answer
+from archivist.agent.claims import attribute_uncited, check_answer
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
@@ -241,8 +241,14 @@ class ConversationNodes:
         evidence = list(state.evidence)
         claims: list[dict[str, Any]] = []
         if units and not prompts.abstains(text):
-            checked = check_answer(text, [u.get("text", "") for u in units], self.embedder,
-                                   question=state.question)
+            unit_texts = [u.get("text", "") for u in units]
+            if self.policy.attribute_uncited:
+                text, given = attribute_uncited(text, unit_texts, self.embedder,
+                                                question=state.question)
+                if given:
+                    emit_step(StepKind.CLAIMS, f"{given} uncited sentences given the passage "
+                              "that supports them")
+            checked = check_answer(text, unit_texts, self.embedder, question=state.question)
             text, sources, claims = cite_sources(text, checked, units)
             unsupported = len(checked.unsupported)
             if checked.claims:

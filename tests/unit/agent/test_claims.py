@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from archivist.agent.claims import (
+    attribute_uncited,
+    check_answer,
     check_claim,
     is_gap,
     missing_facts,
@@ -59,3 +61,19 @@ def test_citation_problems_fail_before_any_scoring() -> None:
     words = check_claim("Anything left half-done is purged when the library is next opened "
                         "[2].", [2], UNITS, None)
     assert words.supported and words.score == 1.0  # without a model: word coverage alone
+
+
+def test_a_sentence_left_uncited_is_given_the_unit_that_supports_it() -> None:
+    # a small model wrote the right sentence and no [n]: code cites the unit that holds it
+    answer = ("Netflix had 52,810 paid memberships at the end of 2017. "
+              "It also sold 900 bicycles.")
+    cited, given = attribute_uncited(answer, UNITS, None,
+                                     question="How many paid memberships did Netflix have?")
+    assert given == 1
+    assert cited.startswith("Netflix had 52,810 paid memberships at the end of 2017 [3].")
+    checked = check_answer(cited, UNITS, None, question="How many paid memberships?")
+    assert [c.supported for c in checked.claims] == [True, False]  # no unit holds the 900
+    assert checked.claims[1].reason == "cites no passage"
+    # a sentence that already cites keeps its own numbers
+    assert attribute_uncited("Purged when next opened [1].", UNITS, None) == (
+        "Purged when next opened [1].", 0)

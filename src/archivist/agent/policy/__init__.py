@@ -46,6 +46,8 @@ class Policy:
     year_check: bool = False
     #: high confidence needs every named subject of the question in the evidence
     subject_confidence: bool = False
+    #: a sentence that cites no unit is given the unit that supports it (by the claim check)
+    attribute_uncited: bool = False
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
@@ -55,7 +57,7 @@ class Policy:
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
-    unit_tokens=700,
+    attribute_uncited=True, unit_tokens=700,
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
 CAPABLE = Policy()
