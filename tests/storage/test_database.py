@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypedDict
 
@@ -102,3 +104,23 @@ def test_a_bad_url_or_an_unreachable_server_is_one_line_without_the_password() -
     assert "cannot open the database" in message and "s3cret" not in message
     assert "\n" not in message
 
+
+
+def test_workers_opening_a_fresh_postgresql_together_create_the_checkpoints_once(
+    postgres_url: str,
+) -> None:
+    """Processes that start at once race to create the checkpointer's tables: one does."""
+    barrier = threading.Barrier(6)
+
+    def open_conversations() -> int:
+        database = Database(postgres_url)
+        try:
+            barrier.wait()
+            saver = database.checkpointer()
+            return len(list(saver.list(None)))
+        finally:
+            database.close()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        found = [f.result() for f in [pool.submit(open_conversations) for _ in range(6)]]
+    assert found == [0] * 6

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -112,11 +113,34 @@ class Database:
 
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
-        with self.engine.begin() as conn:
-            if not self.embedded:  # one migrating worker at a time
-                conn.execute(text("SELECT pg_advisory_xact_lock(230001)"))
+        with self._one_at_a_time(230001) as conn:  # one migrating worker at a time
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
+
+    @contextmanager
+    def _one_at_a_time(self, key: int) -> Iterator[Connection]:
+        """A transaction that, on PostgreSQL, waits for every other process holding ``key``."""
+        with self.engine.begin() as conn:
+            if not self.embedded:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+            yield conn
+
+    @contextmanager
+    def _polled_lock(self, key: int) -> Iterator[None]:
+        """A PostgreSQL advisory lock taken by polling, outside any transaction.
+
+        The checkpointer's setup builds an index ``CONCURRENTLY``, which waits for every
+        running statement: a waiter blocked inside ``pg_advisory_lock`` would never end.
+        """
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+            taken = text("SELECT pg_try_advisory_lock(:key)")
+            while not conn.execute(taken, {"key": key}).scalar():
+                time.sleep(0.05)
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
 
     # --- transactions --------------------------------------------------------------------
     @contextmanager
@@ -187,7 +211,10 @@ class Database:
             )
             saver = PostgresSaver(pool)
             closer = pool
-        saver.setup()
+            with self._polled_lock(230002):  # workers starting together create its tables once
+                saver.setup()
+        if self.path is not None:
+            saver.setup()
         with self._lock:
             self._savers.append(closer)
         return saver  # type: ignore[no-any-return]
