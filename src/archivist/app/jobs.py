@@ -2,8 +2,9 @@
 
 The API and the web UI stage uploaded files under ``data_dir/uploads/.staging/<id>``, then
 submit a :class:`Job`: a row in the database (:mod:`archivist.storage.jobs`), so a job
-accepted by one process survives that process and can be run by any other. Each process
-runs a worker thread that claims jobs, moves their files to
+accepted by one process survives that process and can be run by any other. Each server
+process (but ``archivist serve --no-ingest``) and each ``archivist worker`` runs a worker
+thread that claims jobs, moves their files to
 ``data_dir/uploads/<collection>/<owner>/<name>`` (so a new upload of a file with the same
 name by the same owner replaces the old version, and never another owner's) and runs the
 application's ingest pipeline, recording each file's outcome and the progress in the row
@@ -176,7 +177,9 @@ def worker_name() -> str:
 class IngestJobs:
     """Submits upload jobs to the database queue and works it on a thread of this process."""
 
-    def __init__(self, application: Application, *, poll_s: float = 1.0) -> None:
+    def __init__(self, application: Application, *, poll_s: float = 1.0,
+                 run: bool = True) -> None:
+        """``run=False`` only submits and reads jobs: other processes run them."""
         self.application = application
         settings = application.settings
         self.uploads = settings.data_dir / "uploads"
@@ -189,7 +192,8 @@ class IngestJobs:
         self.recovered = self._recover()
         self._thread = threading.Thread(target=self._work, name="archivist-ingest",
                                         daemon=True)
-        self._thread.start()
+        if run:
+            self._thread.start()
 
     def _recover(self) -> list[str]:
         """Free jobs a dead process held (embedded storage) and remove upload leftovers."""
@@ -354,7 +358,8 @@ class IngestJobs:
         """Finish the running job and stop the worker (queued jobs stay queued)."""
         self._stop.set()
         self._wake.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
 
 
 def _adopt(row: JobRow, mine: Job | None) -> Job:

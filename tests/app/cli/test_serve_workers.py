@@ -29,7 +29,22 @@ def test_several_workers_on_embedded_storage_are_refused_naming_the_setting(
 
 
 def test_several_workers_need_a_shared_vector_engine_too(tmp_path: Path, postgres_url: str) -> None:
-    done = _serve(tmp_path, "--workers", "2", database_url=postgres_url)
+    done = _serve(tmp_path, "--workers", "2", database_url=postgres_url, vector_engine="qdrant")
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert "qdrant_url" in line and "embedded vector engine" in line
+
+
+def test_api_only_servers_and_ingest_workers_need_shared_storage(tmp_path: Path) -> None:
+    """On embedded storage the one server ingests its own uploads: both refuse in one line."""
+    api_only = _serve(tmp_path, "--no-ingest")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
+    worker = subprocess.run([sys.executable, "-m", "archivist", "worker"], text=True,
+                            capture_output=True, timeout=120, env={
+                                **env, "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
+                                "ARCHIVIST_CONFIG": "", "HF_HUB_OFFLINE": "1"})
+    for done, what in ((api_only, "--no-ingest"), (worker, "archivist worker")):
+        assert done.returncode == 2, done.stdout + done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith(f"error: {what}: embedded storage") and "database_url" in line
+    assert not (tmp_path / "data").exists()

@@ -62,14 +62,16 @@ def create_app(
     ui: bool = True,
     close_application: bool = False,
     keys: KeyChecker | None = None,
+    ingest: bool = True,
 ) -> FastAPI:
     """The server app over ``application`` (closed with the server if ``close_application``).
 
-    ``ui=False`` leaves the Gradio UI out; ``keys`` replaces the settings' API keys.
+    ``ui=False`` leaves the Gradio UI out; ``keys`` replaces the settings' API keys;
+    ``ingest=False`` queues uploads without running them (``archivist worker`` does).
     """
     settings = application.settings
     registry = ThreadRegistry(application.database)
-    jobs = IngestJobs(application)
+    jobs = IngestJobs(application, run=ingest)
     for folder in settings.sync_folder_list:
         if not folder.is_dir():
             raise ArchivistError(f"{folder}: a sync folder that is not a folder (sync_folders)")

@@ -18,11 +18,14 @@ from archivist.settings import load_settings
 
 WORKER_TOKEN = "_ARCHIVIST_WORKER_TOKEN"
 """The environment variable that hands each worker the local CLI's token."""
+NO_INGEST = "_ARCHIVIST_NO_INGEST"
+"""Set (non-empty) when the workers leave queued uploads to ``archivist worker`` processes."""
 
 
 def worker_app() -> FastAPI:
     """The app of one worker process."""
-    app = create_app(Application(load_settings()), close_application=True)
+    app = create_app(Application(load_settings()), close_application=True,
+                     ingest=not os.environ.get(NO_INGEST))
     token = os.environ.get(WORKER_TOKEN)
     if token:
         app.state.keys.allow_local(token)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
+import threading
 from typing import Annotated
 
 import typer
@@ -54,39 +56,45 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def workers_problem(settings: Settings, workers: int) -> str | None:
-    """Why ``workers`` processes cannot share this library, in one line (``None``: they can)."""
-    from archivist.index.engines import embedded_engine
+def shared_problem(settings: Settings, what: str) -> str | None:
+    """Why ``what`` (one of several processes) cannot share this library, in one line."""
+    from archivist.index.engines import vector_engine
     from archivist.storage import is_embedded
 
-    if workers <= 1:
-        return None
     if is_embedded(settings.database_url):
-        return (f"--workers {workers}: embedded storage serves one process; set database_url "
+        return (f"{what}: embedded storage serves one process; set database_url "
                 "(ARCHIVIST_DATABASE_URL) to a postgresql:// database to run several")
-    if embedded_engine(settings):
-        return (f"--workers {workers}: the embedded vector engine serves one process; set "
-                "qdrant_url (ARCHIVIST_QDRANT_URL) to a shared engine to run several")
+    if vector_engine(settings) == "qdrant-edge":
+        return (f"{what}: the embedded vector engine serves one process; set vector_engine "
+                "to pgvector (or auto) or qdrant_url (ARCHIVIST_QDRANT_URL) to a shared engine "
+                "to run several")
     return None
 
 
-def _serve_workers(settings: Settings, sock: socket.socket, workers: int, token: str) -> None:
+def workers_problem(settings: Settings, workers: int) -> str | None:
+    """Why ``workers`` processes cannot share this library, in one line (``None``: they can)."""
+    return shared_problem(settings, f"--workers {workers}") if workers > 1 else None
+
+
+def _serve_workers(settings: Settings, sock: socket.socket, workers: int, token: str,
+                   ingest: bool) -> None:
     """Run ``workers`` server processes on ``sock`` (each builds its own app)."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from archivist.app.api.workers import WORKER_TOKEN
+    from archivist.app.api.workers import NO_INGEST, WORKER_TOKEN
 
     os.environ.update({"ARCHIVIST_DATA_DIR": str(settings.data_dir.resolve()),
                        "ARCHIVIST_COLLECTION": settings.collection,
-                       "ARCHIVIST_HOST": settings.host, WORKER_TOKEN: token})
+                       "ARCHIVIST_HOST": settings.host, WORKER_TOKEN: token,
+                       NO_INGEST: "" if ingest else "1"})
     config = uvicorn.Config("archivist.app.api.workers:worker_app", factory=True,
                             workers=workers, log_level="warning", timeout_keep_alive=30)
     Multiprocess(config, sockets=[sock]).run()
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``serve`` and ``mcp`` to the CLI."""
+    """Add ``serve``, ``worker`` and ``mcp`` to the CLI."""
 
     @app.command()
     def serve(
@@ -102,6 +110,10 @@ def register(app: typer.Typer) -> None:
             int, typer.Option(min=1, max=64, help="Server processes (more than 1 needs "
                               "database_url on PostgreSQL and a shared vector engine).")
         ] = 1,
+        ingest: Annotated[
+            bool, typer.Option("--ingest/--no-ingest", help="Also ingest queued uploads "
+                               "(--no-ingest leaves them to `archivist worker` processes).")
+        ] = True,
     ) -> None:
         """Serve the HTTP API, the OpenAI-compatible endpoint and the web UI."""
         import uvicorn
@@ -117,8 +129,10 @@ def register(app: typer.Typer) -> None:
         settings = settings_from_cli(host=host, port=port, data_dir=data_dir, collection=collection)
         if problem := workers_problem(settings, workers):
             fail(problem, EXIT_USAGE)
+        if not ingest and (problem := shared_problem(settings, "--no-ingest")):
+            fail(problem.replace("run several", "run `archivist worker`"), EXIT_USAGE)
         try:  # with several workers, this process only checks that the library opens
-            api = (create_app(Application(settings), close_application=True)
+            api = (create_app(Application(settings), close_application=True, ingest=ingest)
                    if workers == 1 else None)
             if api is None:
                 Application(settings).close()
@@ -153,7 +167,7 @@ def register(app: typer.Typer) -> None:
         if api is None:
             write_server_file(settings.data_dir, address)
             try:
-                _serve_workers(settings, sock, workers, address.token)
+                _serve_workers(settings, sock, workers, address.token, ingest)
             finally:
                 remove_server_file(settings.data_dir, address)
             return
@@ -170,6 +184,15 @@ def register(app: typer.Typer) -> None:
             remove_server_file(settings.data_dir, address)
 
     @app.command()
+    def worker(data_dir: DataDir = None, collection: Collection = None) -> None:
+        """Ingest the uploads queued by `archivist serve` processes (shared storage only)."""
+        settings = settings_from_cli(data_dir=data_dir, collection=collection)
+        if problem := shared_problem(settings, "archivist worker"):
+            fail(problem.replace("run several", "run workers"), EXIT_USAGE)
+        quiet_libraries()
+        run_ingest_worker(settings)
+
+    @app.command()
     def mcp(data_dir: DataDir = None, collection: Collection = None) -> None:
         """Serve MCP over stdio (search_documents, ask, list_documents) for AI assistants."""
         from archivist.app.mcp.server import run_stdio
@@ -182,3 +205,28 @@ def register(app: typer.Typer) -> None:
             fail(str(exc), EXIT_ERROR)
         except RuntimeError as exc:  # embedded Qdrant already open in another process
             fail(f"cannot open the library in {settings.data_dir}: {exc}", EXIT_ERROR)
+
+
+def run_ingest_worker(settings: Settings) -> None:
+    """Work the ingest job queue until SIGTERM or Ctrl-C (the running job is finished first)."""
+    from archivist.app.jobs import IngestJobs
+    from archivist.application import Application
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        application = Application(settings)
+    except ArchivistError as exc:
+        fail(str(exc), EXIT_ERROR)
+    try:
+        jobs = IngestJobs(application)
+        console.print(f"Archivist ingest worker {jobs.queue.worker} waiting for uploads "
+                      f"in {settings.data_dir}")
+        try:
+            while not stop.wait(1.0):
+                pass
+        except KeyboardInterrupt:
+            console.print("stopping after the running job")
+        jobs.close()
+    finally:
+        application.close()
