@@ -44,6 +44,13 @@ class Server:
 @contextmanager
 def archivist_serve(root: Path, *flags: str, **settings: str) -> Iterator[Server]:
     """Run ``archivist serve --port 0 [flags]`` with ``ARCHIVIST_<NAME>`` settings."""
+    process = launch(root, "serve", "--port", "0", *flags, **settings)
+    with running(process, r"listening on (http://\S+)") as server:
+        yield server
+
+
+def launch(root: Path, *args: str, **settings: str) -> Server:
+    """Start ``archivist <args>`` on the library in ``root`` (not yet up: see :func:`running`)."""
     data_dir, spool = root / "data", root / "spool"
     spool.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
@@ -52,26 +59,33 @@ def archivist_serve(root: Path, *flags: str, **settings: str) -> Iterator[Server
                TMPDIR=str(spool), HF_HUB_OFFLINE="1")
     env.setdefault("ARCHIVIST_LLM", "scripted")
     process = subprocess.Popen(
-        [sys.executable, "-m", "archivist", "serve", "--port", "0", *flags],
+        [sys.executable, "-m", "archivist", *args],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
+    return Server("", process, data_dir, spool, [])
+
+
+@contextmanager
+def running(server: Server, ready: str) -> Iterator[Server]:
+    """``server`` once a line of its output matches ``ready`` (its group 1, if any, is the
+    URL); stopped (SIGTERM, then SIGKILL) on the way out."""
+    process, lines = server.process, server.output
     assert process.stdout is not None
-    url = None
-    lines: list[str] = []
+    match = None
     deadline = time.monotonic() + 120
-    while url is None and time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if match := re.search(r"listening on (http://\S+)", line):
-            url = match.group(1)
-    if url is None:
-        process.kill()
-        raise AssertionError("archivist serve did not start:\n" + "".join(lines))
-    threading.Thread(target=_drain, args=(process, lines), daemon=True).start()
     try:
-        yield Server(url, process, data_dir, spool, lines)
+        while match is None and time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            match = re.search(ready, line)
+        if match is None:
+            raise AssertionError(f"archivist {process.args[3:]} did not start:\n"
+                                 + "".join(lines))
+        threading.Thread(target=_drain, args=(process, lines), daemon=True).start()
+        server.url = match.group(1) if match.groups() else ""
+        yield server
     finally:
         process.terminate()
         try:
