@@ -7,7 +7,7 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage
 from tests.agent.helpers import done, run, source_names, steps
 
-from archivist.agent.prompts import abstains
+from archivist.agent.prompts import ABSTAIN_PREFIX, abstains
 from archivist.agent.state import QuestionAnalysis, RelevanceGrades
 from archivist.testing import CallInfo, ScriptedChatModel
 
@@ -87,3 +87,13 @@ def test_the_second_look_continues_the_writing_call(make_service) -> None:
     write, look = llm.calls
     assert look.messages[: len(write.messages)] == write.messages
     assert look.messages[len(write.messages)].content.startswith("The documents do not")
+
+
+def test_only_a_capable_writer_is_offered_the_way_out(make_service) -> None:
+    # a small model abstained over the sentence that answered: the claim check abstains
+    # for it instead; a capable model may still say the documents lack the answer
+    for policy, offered in (("small", False), ("capable", True)):
+        llm = ScriptedChatModel()
+        run(make_service(llm, policy=policy, strategy="pipeline"), "How do I install PostgreSQL?")
+        (writer,) = [c for c in llm.calls if not c.schema and not c.tools]
+        assert (ABSTAIN_PREFIX in str(writer.messages[0].content)) is offered, policy

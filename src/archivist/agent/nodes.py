@@ -24,6 +24,7 @@ from archivist.agent.claims import attribute_uncited, check_answer
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
+from archivist.agent.policy.answer import cites_the_subject
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.question import Asked, review
 from archivist.agent.quoting import one_line, quote_attr, quote_data
@@ -254,7 +255,13 @@ class ConversationNodes:
             if checked.claims:
                 emit_step(StepKind.CLAIMS, f"{len(checked.claims) - unsupported} of "
                           f"{len(checked.claims)} sentences supported by the passages they cite")
-            if not checked.any_supported:
+            backed = [units[n - 1] for c in checked.claims if c.supported for n in c.citations]
+            off_subject = self.policy.answer_on_subject and not cites_the_subject(
+                state.question, backed)
+            if off_subject and backed:
+                emit_step(StepKind.CLAIMS, "the cited passages do not name what the question "
+                          "asks about: not kept")
+            if not checked.any_supported or off_subject:
                 text, sources, claims = no_supported_answer(state.question, units), [], []
             cited = bool(sources)
         else:

@@ -118,6 +118,15 @@ If the passages answer only part of the question, answer that part and say which
 do not state. If they answer none of it, reply "{ABSTAIN_PREFIX} ..." and say what is
 missing. {UNTRUSTED_NOTE}"""
 
+# A small model given a way out takes it: the 1.5B wrote "The documents do not contain ..."
+# over the one sentence that answered, and answered once the way out was gone. So a small
+# model's writer is not offered it; the claim check abstains for it in code when nothing it
+# wrote is supported by the passages (see claims.py).
+WRITE_UNITS_SMALL_SYSTEM = f"""Answer the user's question from the numbered passages below,
+and only from them: never from general knowledge. Each passage is one sentence, list item
+or table row, best match first. Be concise, with no preamble: state the answer in one to
+three short sentences, taken from the passages. {UNIT_CITATION_RULE} {UNTRUSTED_NOTE}"""
+
 # its example figure is made up: an example taken from the evaluation set would hand the
 # model that item's answer
 SECOND_LOOK_SYSTEM = f"""The passages below were judged relevant to the user's question, yet

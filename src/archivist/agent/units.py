@@ -77,6 +77,7 @@ class Unit:
     position: int  # order inside that item
     context: str = ""  # a table row's header; a pronoun sentence's previous sentence
     score: float = 0.0
+    heading: str = ""  # the heading the unit stands under (scored with it, not shown)
 
     def full_text(self) -> str:
         """The unit with its context, as the writer and the claim checker read it."""
@@ -118,7 +119,14 @@ def split_units(text: str) -> list[tuple[str, str, str]]:
     Headings are not units; a Markdown table's first row and a line of years are a
     header, the context of the rows below it; a fenced code block is one unit.
     """
+    return [(kind, unit, context) for kind, unit, context, _ in split_headed_units(text)]
+
+
+def split_headed_units(text: str) -> list[tuple[str, str, str, str]]:
+    """:func:`split_units` with the heading each unit stands under ("" before any)."""
     units: list[tuple[str, str, str]] = []
+    headings: list[str] = []  # units[i] stands under headings[i]
+    heading = ""
     paragraph: list[str] = []
     header = ""
     in_code: list[str] | None = None
@@ -129,6 +137,7 @@ def split_units(text: str) -> list[tuple[str, str, str]]:
             paragraph.clear()
 
     for raw in text.split("\n"):
+        headings += [heading] * (len(units) - len(headings))
         line = raw.rstrip()
         stripped = line.strip()
         if in_code is not None:
@@ -145,7 +154,9 @@ def split_units(text: str) -> list[tuple[str, str, str]]:
             flush()  # a header of years holds across the blank lines between PDF rows
         elif _HEADING.match(line):
             flush()
+            headings += [heading] * (len(units) - len(headings))
             header = ""
+            heading = _HEADING.sub("", stripped).strip(" *#")
         elif stripped.startswith("|"):
             flush()
             if _TABLE_SEPARATOR.match(stripped):
@@ -173,7 +184,8 @@ def split_units(text: str) -> list[tuple[str, str, str]]:
     flush()
     if in_code:
         units.append(("code", "\n".join(in_code).strip(), ""))
-    return [u for u in units if re.search(r"\w", u[1])]
+    headings += [heading] * (len(units) - len(headings))
+    return [(*u, h) for u, h in zip(units, headings, strict=True) if re.search(r"\w", u[1])]
 
 
 def _norm(text: str) -> str:
@@ -186,14 +198,15 @@ def cut(evidence: Sequence[Evidence]) -> list[Unit]:
     seen: set[str] = set()
     order = sorted(range(len(evidence)), key=lambda i: evidence[i]["kind"] != "parent")
     for index in order:
-        for position, (kind, text, context) in enumerate(
-            split_units(evidence[index].get("text", ""))
+        path = evidence[index].get("heading_path") or [""]
+        for position, (kind, text, context, heading) in enumerate(
+            split_headed_units(evidence[index].get("text", ""))
         ):
             key = _norm(text)
             if key in seen or len(key) < 3:
                 continue
             seen.add(key)
-            out.append(Unit(text, kind, index, position, context))
+            out.append(Unit(text, kind, index, position, context, heading=heading or path[-1]))
     return out
 
 
@@ -256,7 +269,10 @@ def score_units(
     prior = prior or {}
     if not units:
         return []
-    texts = [u.full_text() for u in units]
+    # a unit is scored under its heading, as the index scores a chunk with its heading
+    # path: "If the process is killed half way ..." answers "stay consistent" because it
+    # stands under "Staying consistent"
+    texts = [f"{u.heading}\n{u.full_text()}" if u.heading else u.full_text() for u in units]
     weight = DENSE_WEIGHT if embedder is not None else 0.0
     dense = [0.0] * len(units)
     if embedder is not None:

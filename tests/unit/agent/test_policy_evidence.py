@@ -3,7 +3,11 @@ the second look (each case is what a real small model did)."""
 
 from __future__ import annotations
 
-from archivist.agent.policy.answer import needs_second_look, years_not_covered
+from archivist.agent.policy.answer import (
+    cites_the_subject,
+    needs_second_look,
+    years_not_covered,
+)
 from archivist.agent.policy.evidence import (
     coverage,
     grounded_query,
@@ -89,3 +93,17 @@ def test_a_second_look_only_when_the_answer_found_nothing_over_relevant_passages
     context = [_evidence("Net sales of $14,694 million", grade="context")]
     assert not needs_second_look("The documents do not contain the net sales.", context)
     assert not needs_second_look("", relevant)
+
+
+def test_an_answer_must_cite_passages_that_name_what_was_asked() -> None:
+    # asked which GPU Archivist needs, the 1.5B answered with the Python version
+    python = [_evidence("Archivist requires Python 3.11 or newer.", document="guide.pdf")]
+    assert not cites_the_subject("Which GPU does Archivist require for training?", python)
+    assert cites_the_subject("Which Python does Archivist require?", python)
+    # headings and document names count, as for passages kept
+    killed = [_evidence("If the process is killed half way, the next start removes it.",
+                        document="archivist-guide.pdf", headings=["How Archivist works"])]
+    assert cites_the_subject("How does Archivist stay consistent if killed?", killed)
+    # of more than two subjects, half will do
+    hexum = [_evidence("Nick Hexum was born in 1970.")]
+    assert cites_the_subject("Who is older, Mark King or Nick Hexum?", hexum)

@@ -10,6 +10,8 @@ from archivist.agent.units import (
     cut,
     leans_back,
     render_units,
+    score_units,
+    split_headed_units,
     split_units,
     unit_evidence,
 )
@@ -94,3 +96,18 @@ def test_a_unit_maps_to_the_narrowest_known_pages() -> None:
     second = unit_evidence(selection, evidence, 2)
     assert second["pages"] == "pp. 5-7"
     assert second["text"] == "| setting | default |\n| child_chars | 500 |"
+
+
+def test_a_unit_is_scored_under_the_heading_it_stands_under() -> None:
+    text = ("## Backups\n\nDocuments ingested before the upgrade are ingested again.\n\n"
+            "## Staying consistent\n\nIf the process is killed half way, the next start "
+            "removes what was written.\n")
+    assert [h for *_, h in split_headed_units(text)] == ["Backups", "Staying consistent"]
+    units = cut([_evidence(text)])
+    assert [u.heading for u in units] == ["Backups", "Staying consistent"]
+    # "consistent" is only in the heading: without it, "ingested" (BM25) wins the question
+    scored = score_units("How does it stay consistent if killed during an ingest?", units, None)
+    best = max(scored, key=lambda u: u.score)
+    assert best.text.startswith("If the process is killed")
+    # a unit before any heading stands under its section's heading path
+    assert cut([_evidence("Plain sentence here.")])[0].heading == "Staying consistent"

@@ -46,6 +46,11 @@ class Policy:
     year_check: bool = False
     #: high confidence needs every named subject of the question in the evidence
     subject_confidence: bool = False
+    #: the writer is not offered "the documents do not contain ..." and the claim check
+    #: abstains for it (a small model took that way out over the sentence that answered)
+    abstain_in_code: bool = False
+    #: an answer whose cited passages do not name the question's subjects is not kept
+    answer_on_subject: bool = False
     #: a sentence that cites no unit is given the unit that supports it (by the claim check)
     attribute_uncited: bool = False
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
@@ -57,7 +62,8 @@ class Policy:
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
-    attribute_uncited=True, unit_tokens=700,
+    attribute_uncited=True, abstain_in_code=True, answer_on_subject=True,
+    unit_tokens=700,
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
 CAPABLE = Policy()

@@ -5,6 +5,9 @@
   in its second passage).
 * :func:`years_not_covered`: an answer for a year no passage names is not kept (the 1.5B
   model answered "$12,000,000" for 2019 over a 2017 10-K).
+* :func:`cites_the_subject`: an answer whose cited passages do not name what the question
+  asks about is not kept (asked which GPU Archivist needs, the 1.5B answered with the
+  Python version, a true and well-cited sentence about something else).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from archivist.agent.policy.evidence import fully_on_subject, on_subject
+from archivist.agent.policy.question import subject_terms
 from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence
 
@@ -39,3 +44,14 @@ def years_not_covered(question: str, evidence: Iterable[Evidence]) -> tuple[list
     if not asked or not named or asked & named:
         return [], []
     return sorted(asked), sorted(named)
+
+
+def cites_the_subject(question: str, cited: list[Evidence]) -> bool:
+    """Whether the passages an answer cites name what the question asks about.
+
+    Text, headings and document names count. Up to two named subjects must all be named;
+    of more ("Who is older, Mark King or Nick Hexum?") half, as for passages kept.
+    """
+    if len(subject_terms(question)) <= 2:
+        return fully_on_subject(question, cited)
+    return on_subject(question, cited)

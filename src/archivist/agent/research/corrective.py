@@ -120,6 +120,7 @@ class Corrective:
         web: WebSearchProvider | None, web_results: int = 3, *,
         read_tool: BaseTool | None = None, read_chars: int = 0,
         embedder: QueryEmbedder | None = None, unit_tokens: int = 2500,
+        write_system: str = prompts.WRITE_UNITS_SYSTEM,
     ) -> None:
         self.llm = llm
         self.grader = grader
@@ -130,6 +131,7 @@ class Corrective:
         self.read_chars = read_chars
         self.embedder = embedder
         self.unit_tokens = unit_tokens
+        self.write_system = write_system
 
     # --- one search round -------------------------------------------------------------
     def _screen(self, question: str, items: list[Evidence], index: int,
@@ -269,8 +271,7 @@ class Corrective:
                   sub_question=state.index)
         prompt = prompts.WRITE_USER.format(question=state.sub_question,
                                            passages=render_units(selection, evidence))
-        reply = self.llm.invoke([SystemMessage(prompts.WRITE_UNITS_SYSTEM),
-                                 HumanMessage(prompt)])
+        reply = self.llm.invoke([SystemMessage(self.write_system), HumanMessage(prompt)])
         units = [unit_evidence(selection, evidence, n)
                  for n in range(1, len(selection.units) + 1)]
         return {"messages": [reply], "evidence": parents, "units": units,

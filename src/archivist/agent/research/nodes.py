@@ -84,6 +84,8 @@ class ResearchNodes:
             read_chars=0 if self.strategy.uses_tools else settings.pipeline_read_chars,
             embedder=embedder,
             unit_tokens=policy.unit_tokens,
+            write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
+            else prompts.WRITE_UNITS_SYSTEM,
         )
         self.table_path = TablePath(llm, retriever) if settings.table_queries else None
         self.max_tool_calls = settings.max_tool_calls
@@ -191,7 +193,7 @@ class ResearchNodes:
                   "relevant: reading them again", sub_question=state.index)
         if state.write_prompt:
             messages: list[AnyMessage] = [
-                SystemMessage(prompts.WRITE_UNITS_SYSTEM), HumanMessage(state.write_prompt),
+                SystemMessage(self.corrective.write_system), HumanMessage(state.write_prompt),
                 AIMessage(first), HumanMessage(prompts.SECOND_LOOK_UNITS_ASK),
             ]
         else:
