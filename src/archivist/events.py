@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass as schema_dataclass
 
+from archivist.types import source_label
+
 EventType = Literal[
     "step", "clarification", "token", "sources", "stats", "error", "done"
 ]
@@ -57,8 +59,8 @@ class Source:
     passage: str = ""  # the retrieved text, as the agent read it (shortened)
 
     def label(self) -> str:
-        """The label shown to users: ``R-FAQ.pdf, pp. 3-5`` or ``guide.md, § Install``."""
-        return f"{self.document_name}, {self.pages}" if self.pages else self.document_name
+        """The label shown to users (see ``types.source_label``)."""
+        return source_label(asdict(self))
 
 
 @schema_dataclass(config=ConfigDict(json_schema_extra={"examples": [{

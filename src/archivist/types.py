@@ -278,6 +278,21 @@ def cited_headings(
     return list(sections[0]), len(sections) - 1
 
 
+def source_label(source: dict[str, Any]) -> str:
+    """How every interface names a cited source (a ``Source`` as a dict).
+
+    ``guide.md, § Install › Linux`` for a document without pages; for a PDF its pages and,
+    when its headings are known, the section: ``guide.pdf, p. 9, § How it works › Staying
+    consistent``; a web result by its name or address.
+    """
+    name = str(source.get("document_name") or source.get("url") or "source")
+    where = str(source.get("pages") or "")
+    path = [str(h) for h in source.get("heading_path") or [] if h]
+    if where and not where.startswith("§") and path and source.get("kind") != "web":
+        where = f"{where}, § {' › '.join(path)}"
+    return f"{name}, {where}" if where else name
+
+
 def section_path(heading_path: list[str], title: str) -> list[str]:
     """A section's headings; a section before any heading is named by its document's title."""
     return list(heading_path) if heading_path else ([title] if title else [])

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from archivist.conversations.store import TurnRecord
+from archivist.types import source_label
 
 TITLE_CHARS = 60
 _FILLER = re.compile(
@@ -35,13 +36,6 @@ def title_from_question(question: str, limit: int = TITLE_CHARS) -> str:
 
 def _when(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def source_label(source: dict[str, Any]) -> str:
-    """``R-FAQ.pdf, pp. 3-4`` (or a web source's URL)."""
-    name = source.get("document_name") or source.get("url") or "source"
-    pages = source.get("pages") or ""
-    return f"{name}, {pages}" if pages else str(name)
 
 
 def markdown_export(

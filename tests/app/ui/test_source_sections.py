@@ -69,7 +69,8 @@ def test_a_cited_html_or_word_passage_opens_its_section(
             convs = UiConversations(library.store, chat.registry, chat.turns)
             opened = convs.open_source(thread, 1, numbers[0], UI_OWNER)
             assert opened.page_png is None  # not a PDF: no page picture
-            assert f"**[{numbers[0]}] {name}**" in opened.markdown
+            # the label every interface shows: the document and its section
+            assert f"**[{numbers[0]}] {name}, § " in opened.markdown
             assert "_Section: " in opened.markdown and heading in opened.markdown
             assert section in opened.section  # the whole section, beyond the cited passage
 

@@ -31,7 +31,7 @@ from archivist.app.cli.common import (
     print_json,
 )
 from archivist.events import Event
-from archivist.types import ArchivistError
+from archivist.types import ArchivistError, source_label
 
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="Show the steps (rewrites, searches) and stats.")
@@ -120,11 +120,7 @@ def _print_sources(data: dict[str, Any]) -> None:
     else:
         console.print(Text("Sources:", style="bold"))
     for number, item in enumerate(items, start=1):
-        label = (
-            f"{item['document_name']}, {item['pages']}"
-            if item.get("pages")
-            else item["document_name"]
-        )
+        label = source_label(item)
         if item.get("kind") == "web" and item.get("url"):
             label = f"{label} (web: {item['url']})"
         console.print(plain(f"  [{number}] {label}" if claims else f"  - {label}"))

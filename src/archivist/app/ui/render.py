@@ -13,8 +13,8 @@ import time
 from typing import Any
 
 from archivist.conversations import TurnRecord
-from archivist.conversations.export import source_label
 from archivist.events import Event
+from archivist.types import source_label
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,300})\](?!\()")
 _PAGES = re.compile(r"pp?\.\s*(\d+)")

@@ -24,7 +24,13 @@ from archivist.conversations import TurnLog, json_export, markdown_export
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.documents.pages import render_page
 from archivist.index.store import DocumentStore
-from archivist.types import ArchivistError, document_title, format_pages, section_path
+from archivist.types import (
+    ArchivistError,
+    document_title,
+    format_pages,
+    section_path,
+    source_label,
+)
 
 
 def browser_owner(browser_id: str) -> str:
@@ -77,7 +83,7 @@ class UiConversations:
             return OpenedSource("That source is no longer available.")
         source = record.sources[number - 1]
         name = str(source.get("document_name") or "source")
-        label = f"**[{number}] {name}**" + (f", {source['pages']}" if source.get("pages") else "")
+        label = f"**[{number}] {source_label(source)}**"
         if source.get("kind") == "web":
             return OpenedSource(f"{label}\n\n{source.get('passage') or ''}\n\n{source.get('url')}")
         document = self.store.get_document(str(source["document_id"]), collection)

@@ -156,14 +156,10 @@ def _footer(sources: list[dict[str, Any]], claims: list[dict[str, Any]]) -> str:
         text += "\n\n" + note
     if sources:
         items = [Source(**s) for s in sources]
-        lines = [f"[{n}] {_label(s)}" if claims else f"- {_label(s)}"
+        lines = [f"[{n}] {s.label()}" if claims else f"- {s.label()}"
                  for n, s in enumerate(items, start=1)]
         text += "\n\nSources:\n" + "\n".join(lines)
     return text
-
-
-def _label(source: Source) -> str:
-    return f"{source.document_name}, {source.pages}" if source.pages else source.document_name
 
 
 router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)

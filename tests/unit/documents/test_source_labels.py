@@ -1,0 +1,23 @@
+"""One label names a cited source in every interface (CLI, API, UI, MCP, OpenAI footnotes)."""
+
+from __future__ import annotations
+
+from archivist.events import Source
+from archivist.types import source_label
+
+
+def test_a_pdf_source_names_its_pages_and_the_section_of_the_cited_text() -> None:
+    pdf = Source(document_id="d", document_name="guide.pdf", pages="p. 9",
+                 heading_path=["How Archivist works", "Staying consistent"])
+    assert pdf.label() == "guide.pdf, p. 9, § How Archivist works › Staying consistent"
+    assert source_label({"document_name": "guide.pdf", "pages": "pp. 3-4"}) == "guide.pdf, pp. 3-4"
+
+
+def test_a_document_without_pages_is_named_by_its_section_once() -> None:
+    md = Source(document_id="d", document_name="guide.md",
+                pages="§ Guide › Installation on Linux", heading_path=["Guide", "Installation"])
+    assert md.label() == "guide.md, § Guide › Installation on Linux"
+    assert source_label({"document_name": "notes.txt"}) == "notes.txt"
+    web = {"document_name": "", "url": "https://example.org/a", "kind": "web",
+           "heading_path": ["x"], "pages": ""}
+    assert source_label(web) == "https://example.org/a"
