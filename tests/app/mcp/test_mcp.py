@@ -72,6 +72,8 @@ def test_mcp_tools_over_stdio(data_dir: Path, tmp_path: Path) -> None:
                     "ask", {"question": "How long does the Zephyr warranty last?"}))
                 assert answer["status"] == "answered" and "five" in answer["answer"]
                 assert answer["sources"][0]["pages"] == "p. 3"
+                # named as every interface names it: document, pages, section
+                assert answer["sources"][0]["label"].startswith("zephyr-manual.pdf, p. 3, § ")
                 follow = _structured(await session.call_tool(
                     "ask", {"question": "When are Honeycrisp trees pruned?",
                             "thread_id": answer["thread_id"]}))

@@ -68,6 +68,9 @@ class Citation(BaseModel):
     document: str
     document_id: str
     pages: str
+    label: str = Field(description=(
+        "How to name it to a reader: document, pages and the section of the cited text, "
+        "as every Archivist interface shows it."))
 
 
 class AskResult(BaseModel):
@@ -140,7 +143,7 @@ def build_server(application: Application | RemoteApplication) -> Any:
             status=result.status,
             thread_id=result.thread_id,
             sources=[Citation(document=s.document_name, document_id=s.document_id,
-                              pages=s.pages) for s in result.sources],
+                              pages=s.pages, label=s.label()) for s in result.sources],
         )
 
     @server.tool()
