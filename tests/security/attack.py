@@ -283,7 +283,10 @@ def stubborn_upload(server: Server, cap: int, key: str, stall_s: float = 5.0) ->
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         while sent < cap:
             if select.select([sock], [], [], 0)[0]:
-                data = sock.recv(65536)
+                try:
+                    data = sock.recv(65536)
+                except ConnectionResetError:  # the server hung up with data unread: a reset
+                    data = b""
                 if not data:
                     ended = "closed"
                     break
