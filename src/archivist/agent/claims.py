@@ -262,14 +262,16 @@ def attribute_uncited(
 ) -> tuple[str, int]:
     """``answer`` with each sentence that cites nothing given the unit that supports it.
 
-    A small model often writes the right sentence and leaves out the ``[n]``; code finds
+    A sentence with no ``[n]`` of its own counts, even where :func:`split_claims` would lend
+    it the number closing its paragraph (a composed answer put one [n] after two parts
+    from two documents). A small model often leaves out the ``[n]``; code finds
     the one unit that holds what the sentence states (the same test a citation must pass)
     and cites it. A sentence no unit supports stays uncited, and is flagged as such.
     Returns the answer and how many sentences were given a citation.
     """
     given = 0
-    for sentence, citations in split_claims(answer):
-        if citations:
+    for sentence, _ in split_claims(answer):
+        if parse_citations(sentence):  # its own [n]; one borrowed from the next is a guess
             continue
         number = best_support(strip_citations(sentence), units, embedder, question=question,
                               threshold=threshold)

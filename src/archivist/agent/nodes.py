@@ -221,7 +221,8 @@ class ConversationNodes:
         texts, units = gather_units(subs)
         if len(subs) == 1:
             text = texts[0]
-        elif not any(s["found"] for s in subs):
+        elif not any(s["found"] for s in subs) or self.policy.compose_in_code:
+            # a small model rewriting cited sub-answers into one dropped their [n]s
             text = "\n\n".join(texts)
         else:
             blocks = "\n\n".join(

@@ -38,13 +38,15 @@ def covers(source: Source, page: int) -> bool:
         source.page_end or source.page_start)
 
 
-def assert_answered_from(result: AnswerResult, document: str, page: int | None = None) -> None:
+def assert_answered_from(result: AnswerResult, document: str,
+                         page: int | tuple[int, ...] | None = None) -> None:
     assert result.status == "answered", result.status
     assert not abstains(result.answer), result.answer
     sources = cited(result, document)
     assert sources, f"cites {document}: {[s.document_name for s in result.sources]}"
     if page is not None:
-        assert any(covers(s, page) for s in sources), [s.pages for s in sources]
+        pages = (page,) if isinstance(page, int) else page
+        assert any(covers(s, p) for s in sources for p in pages), [s.pages for s in sources]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,9 @@ def test_a_follow_up_is_rewritten_from_the_conversation(
     assert "2016" in words and ("netflix" in words or "margin" in words), words
     searched = " ".join(s["detail"].lower() for s in steps_of(result, "search"))
     assert "2016" in searched and ("netflix" in searched or "margin" in searched), searched
-    assert_answered_from(result, NETFLIX, NETFLIX_TABLE_PAGE)
+    # 2016's margin is in the table and stated again on the next page ("a contribution
+    # margin of 36% for the year ended December 31, 2016"): either page is its source
+    assert_answered_from(result, NETFLIX, (NETFLIX_TABLE_PAGE, NETFLIX_TABLE_PAGE + 1))
 
 
 def test_a_one_part_question_is_not_split(scenarios: Scenarios) -> None:

@@ -77,3 +77,8 @@ def test_a_sentence_left_uncited_is_given_the_unit_that_supports_it() -> None:
     # a sentence that already cites keeps its own numbers
     assert attribute_uncited("Purged when next opened [1].", UNITS, None) == (
         "Purged when next opened [1].", 0)
+    # a sentence that would borrow the next one's number is given its own unit instead
+    composed, given = attribute_uncited(
+        "Netflix had 52,810 paid memberships in 2017. Leftovers are purged when the library "
+        "is next opened [2].", UNITS, None)
+    assert given == 1 and composed.startswith("Netflix had 52,810 paid memberships in 2017 [3].")

@@ -51,6 +51,8 @@ class Policy:
     abstain_in_code: bool = False
     #: an answer whose cited passages do not name the question's subjects is not kept
     answer_on_subject: bool = False
+    #: sub-answers are joined by code, not rewritten into one by the model
+    compose_in_code: bool = False
     #: a sentence that cites no unit is given the unit that supports it (by the claim check)
     attribute_uncited: bool = False
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
@@ -62,7 +64,7 @@ class Policy:
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
-    attribute_uncited=True, abstain_in_code=True, answer_on_subject=True,
+    attribute_uncited=True, abstain_in_code=True, answer_on_subject=True, compose_in_code=True,
     unit_tokens=700,
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
