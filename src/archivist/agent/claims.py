@@ -246,11 +246,18 @@ def best_support(
     A unit passes as a cited one would: it holds the claim's numbers and names and its
     support score reaches ``threshold``.
     """
+    candidates = [(n, u) for n, u in enumerate(units, start=1)
+                  if not missing_facts(claim, u, question)]
+    if not candidates:
+        return None
+    cosines = [1.0] * len(candidates)  # unused without a model: coverage alone
+    if embedder is not None:  # the claim and the units embedded once, in one batch
+        vectors = embedder.embed_documents([claim, *(u for _, u in candidates)])
+        cosines = [max(dot(vectors[0], v), 0.0) for v in vectors[1:]]
     best, best_score = None, threshold
-    for number, unit in enumerate(units, start=1):
-        if missing_facts(claim, unit, question):
-            continue
-        score = support_score(claim, [unit], embedder)
+    for (number, unit), cosine in zip(candidates, cosines, strict=True):
+        coverage = word_coverage(claim, unit)
+        score = coverage if embedder is None else round((cosine + coverage) / 2, 4)
         if score >= best_score:
             best, best_score = number, score
     return best

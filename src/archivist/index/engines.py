@@ -68,7 +68,3 @@ def open_vector_store(settings: Settings, *, migrate: bool = True) -> VectorStor
     store.opening_notes = notes
     return store
 
-
-def embedded_engine(settings: Settings) -> bool:
-    """Whether ``settings`` open the embedded engine (one process per library at a time)."""
-    return not settings.qdrant_url

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
-import sys
 import threading
 import time
 import warnings
@@ -31,6 +31,8 @@ from archivist.types import ArchivistError
 __all__ = ["OnnxEmbedder", "onnx_model_file", "prepare"]
 
 _LOCK = threading.Lock()
+#: one-line notices for the user (the CLI prints them as they are)
+_notices = logging.getLogger("archivist.notice")
 TOKENS_PER_BATCH = 4096  # padded tokens in one model call (fewer texts when they are long)
 #: What the one-off export (and int8 quantisation) takes, as told to the user: measured
 #: 5-7 s for all-MiniLM-L6-v2 on 2 cores, rounded up.
@@ -65,8 +67,7 @@ def onnx_model_file(name: str, quantized: bool) -> Path:
     with _LOCK:
         if fp32.exists() and (int8.exists() or not quantized):
             return int8 if quantized else fp32
-        print(f"preparing the embedding model (once, ~{PREPARE_SECONDS} s)",
-              file=sys.stderr, flush=True)
+        _notices.info("preparing the embedding model (once, ~%d s)", PREPARE_SECONDS)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if not fp32.exists():

@@ -98,6 +98,13 @@ def quiet_libraries(pdf: bool = True) -> None:
         warnings.simplefilter("ignore")
         os.environ.setdefault("PYTHONWARNINGS", "ignore")
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    notices = logging.getLogger("archivist.notice")  # one-line notices, shown as they are
+    if not notices.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        notices.addHandler(handler)
+        notices.setLevel(logging.INFO)
+        notices.propagate = False
     if not pdf:
         return
     try:
