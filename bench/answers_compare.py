@@ -3,7 +3,11 @@
 Usage (settings such as ``ARCHIVIST_LLM`` come from the environment, as for the CLI)::
 
     python bench/answers_compare.py DATASET --collection pdfs --data-dir DIR --out OUT \\
-        --limit 20 closed-book naive agent:pipeline agent:tools
+        --limit 20 closed-book naive agent:pipeline agent:tools agent@table_queries=false
+
+A system is ``closed-book``, ``naive`` or ``agent[:STRATEGY][@SETTING=VALUE,...]``: the
+agent with other settings on the same model (``agent@table_queries=false`` is the agent
+without its table path).
 
 Each system writes ``OUT/<system>/answers.jsonl`` exactly as ``archivist eval answers
 --out`` does, and is resumable the same way. Systems take turns per item, so when a slow
@@ -39,6 +43,22 @@ def _speed(record: dict[str, object]) -> str:
             f"llm={seconds:.0f}s ({rate:.0f} tok/s in+out)")
 
 
+def _folder(spec: str) -> str:
+    """The output folder of a system spec: ``agent:tools@a=1`` -> ``agent-tools-a-1``."""
+    return "".join(c if c.isalnum() or c == "_" else "-" for c in spec)
+
+
+def _overrides(text: str) -> dict[str, object]:
+    """``a=1,b=false`` as settings overrides (booleans and integers parsed)."""
+    values: dict[str, object] = {}
+    for pair in filter(None, text.split(",")):
+        name, _, value = pair.partition("=")
+        lowered = value.strip().lower()
+        values[name.strip()] = (lowered == "true" if lowered in ("true", "false")
+                                else int(lowered) if lowered.isdigit() else value.strip())
+    return values
+
+
 def main() -> None:
     """Answer the first ``--limit`` items with every system, taking turns per item."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -62,14 +82,17 @@ def main() -> None:
                   flush=True)
         askers = {}
         for spec in args.systems:
-            system, _, strategy = spec.partition(":")
-            askers[spec] = make_asker(app, system, args.collection, strategy=strategy or None)
+            head, _, settings = spec.partition("@")
+            system, _, strategy = head.partition(":")
+            askers[spec] = make_asker(app, system, args.collection, strategy=strategy or None,
+                                      overrides=_overrides(settings))
         for count in range(1, len(items) + 1):
             for spec, ask in askers.items():
                 started = time.perf_counter()
                 (record, *_) = run_answers(
-                    app, items[count - 1: count], args.out / spec.replace(":", "-"),
-                    collection=args.collection, asker=ask, system=spec.partition(":")[0],
+                    app, items[count - 1: count], args.out / _folder(spec),
+                    collection=args.collection, asker=ask, system=spec.partition(":")[0]
+                    .partition("@")[0],
                 )
                 print(f"{count}/{len(items)} {spec} {record['item_id']} "
                       f"{time.perf_counter() - started:.0f}s "

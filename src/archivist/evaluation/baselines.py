@@ -107,12 +107,16 @@ def _closed_book(llm: BaseChatModel) -> Asker:
     return ask
 
 
-def _agent(app: Application, collection: str | None, strategy: str | None) -> Asker:
+def _agent(
+    app: Application, collection: str | None, strategy: str | None,
+    overrides: dict[str, Any] | None = None,
+) -> Asker:
     from archivist.evaluation.contexts import ContextCollector
     from archivist.observability import attach_callbacks
 
     # another strategy: a second service on the same model, closed with the application
-    service = app.agent_with(strategy=strategy) if strategy else app.agent
+    changes = {**(overrides or {}), **({"strategy": strategy} if strategy else {})}
+    service = app.agent_with(**changes)
 
     def ask(item: QAItem) -> dict[str, Any]:
         collector = ContextCollector()
@@ -135,17 +139,19 @@ def _agent(app: Application, collection: str | None, strategy: str | None) -> As
 def make_asker(
     app: Application, system: str = "agent", collection: str | None = None,
     llm: BaseChatModel | None = None, strategy: str | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> Asker:
     """The answering function of ``system`` (``agent``, ``naive`` or ``closed-book``).
 
     The baselines use ``llm`` when given, else the agent service's model, so all three
     systems run on the same model. ``strategy`` (``tools`` or ``pipeline``) sets the
-    agent's research strategy when it differs from the library's settings.
+    agent's research strategy when it differs from the library's settings; ``overrides``
+    are other agent settings (e.g. ``{"table_queries": False}``).
     """
     if system not in SYSTEMS:
         raise ArchivistError(f"unknown system '{system}' (use {', '.join(SYSTEMS)})")
     if system == "agent":
-        return _agent(app, collection, strategy)
+        return _agent(app, collection, strategy, overrides)
     if llm is None:
         llm = app.agent.llm
     if system == "naive":
