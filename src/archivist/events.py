@@ -81,11 +81,20 @@ class CheckedClaim:
     reason: str = ""
 
 
+UNSUPPORTED = "⚠"  # the mark of an unsupported sentence, in every interface
+UNSUPPORTED_HEADING = "Not supported by the cited passages:"
+
+
+def unsupported_lines(claims: list[dict[str, Any]]) -> list[str]:
+    """Each unsupported sentence, marked, with why: ``⚠ <sentence> (<reason>)``."""
+    return [f"{UNSUPPORTED} {c['text']} ({c.get('reason') or 'not supported'})"
+            for c in claims if not c.get("supported")]
+
+
 def unsupported_note(claims: list[dict[str, Any]]) -> str:
     """A footnote listing the sentences the cited passages do not support ("" if none)."""
-    lines = [f"- {c['text']} ({c.get('reason') or 'not supported'})"
-             for c in claims if not c.get("supported")]
-    return "Not supported by the cited passages:\n" + "\n".join(lines) if lines else ""
+    lines = unsupported_lines(claims)
+    return UNSUPPORTED_HEADING + "\n" + "\n".join(f"- {line}" for line in lines) if lines else ""
 
 
 @dataclass

@@ -16,6 +16,7 @@ from uvicorn.config import Config
 
 from archivist.agent.state import QuestionAnalysis
 from archivist.testing import CallInfo, ScriptedChatModel
+from archivist.testing.replies import quote_best_passage
 
 FILLER = (
     " Keep this page with the device. Service notes are written in the log book after each "
@@ -73,6 +74,19 @@ def clarifying_model() -> ScriptedChatModel:
         return None
 
     return ScriptedChatModel(rules=[ask_back])
+
+
+OVERCLAIM = "Each Zephyr pump also ships with 900 spare valves"
+
+
+def overclaim(messages: list[Any], info: CallInfo) -> str | None:
+    """The built-in cited answer, then a sentence no passage supports (it cites [1] too)."""
+    if info.schema is not None or info.tools:
+        return None
+    quoted = quote_best_passage(messages, info.question)
+    if quoted is None or not quoted.endswith("[1]."):
+        return None
+    return f"{quoted} {OVERCLAIM} [1]."
 
 
 def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:

@@ -1,4 +1,4 @@
-"""The turn log keeps each turn's steps and figures, also in a log made before it did."""
+"""The turn log keeps each turn's steps, figures and claims, also in a log made before it did."""
 
 from __future__ import annotations
 
@@ -20,12 +20,16 @@ INSERT INTO turns VALUES ('t1', 1, 'Old question?', 'Old answer.', 'answered', N
 
 def test_a_turn_is_stored_with_its_steps_stats_and_warnings(database: Database) -> None:
     log = TurnLog(database)
+    claims = [{"text": "Five years.", "citations": [1], "supported": True, "score": 0.8,
+               "reason": ""},
+              {"text": "Ten pumps.", "citations": [1], "supported": False, "score": 0.3,
+               "reason": "the cited passages do not state Ten"}]
     events = [
         Event("step", {"kind": "rewrite", "detail": "zephyr warranty"}),
         Event("step", {"kind": "search", "detail": "zephyr warranty", "hits": 3}),
         Event("error", {"message": "web search failed: timeout"}),
         Event("token", {"text": "Five years."}),
-        Event("sources", {"sources": [], "confidence": "high"}),
+        Event("sources", {"sources": [], "confidence": "high", "claims": claims}),
         Event("stats", {"llm_calls": 2, "tool_calls": 1, "wall_seconds": 0.5}),
         Event("done", {"status": "answered"}),
     ]
@@ -37,6 +41,7 @@ def test_a_turn_is_stored_with_its_steps_stats_and_warnings(database: Database) 
                           {"kind": "search", "detail": "zephyr warranty", "hits": 3}]
     assert turn.stats == {"llm_calls": 2, "tool_calls": 1, "wall_seconds": 0.5,
                           "errors": ["web search failed: timeout"]}
+    assert turn.claims == claims
 
 
 def test_turns_number_from_one_and_a_rating_replaces_the_last(database: Database) -> None:
@@ -61,6 +66,7 @@ def test_a_log_made_before_steps_were_kept_opens_and_records(tmp_path: Path) -> 
     log = TurnLog(database)
     (old,) = log.turns("t1")
     assert old.question == "Old question?" and old.steps == [] and old.stats == {}
+    assert old.claims == []
     log.record("t1", "New?", "New.", "answered", [], {}, steps=[{"kind": "search",
                                                                  "detail": "new"}])
     assert [t.steps for t in log.turns("t1")] == [[], [{"kind": "search", "detail": "new"}]]

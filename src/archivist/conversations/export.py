@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from archivist.conversations.store import TurnRecord
+from archivist.events import unsupported_note
 from archivist.types import source_label
 
 TITLE_CHARS = 60
@@ -46,6 +47,9 @@ def markdown_export(
              f"Conversation `{thread_id}` · collection `{collection}`", ""]
     for record in turns:
         lines += [f"## {record.turn}. {record.question}", "", record.answer.strip(), ""]
+        note = unsupported_note(record.claims)
+        if note:
+            lines += [note, ""]
         if record.sources:
             lines.append("**Sources**")
             lines.append("")
@@ -72,8 +76,8 @@ def turn_json(record: TurnRecord) -> dict[str, Any]:
     return {
         "turn": record.turn, "question": record.question, "answer": record.answer,
         "status": record.status, "confidence": record.confidence, "sources": record.sources,
-        "feedback": feedback, "created_at": record.created_at, "steps": record.steps,
-        "stats": record.stats,
+        "claims": record.claims, "feedback": feedback, "created_at": record.created_at,
+        "steps": record.steps, "stats": record.stats,
     }
 
 

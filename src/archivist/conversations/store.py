@@ -2,8 +2,8 @@
 
 Two tables of the library's database (``turns``, ``feedback``). Turns are numbered from 1
 within their conversation. A rating replaces any earlier rating of the same turn. Each turn
-keeps the steps it showed while it ran and its figures (``stats``, with any ``errors`` it noted), so
-a conversation read back shows what it showed live.
+keeps the steps it showed while it ran, its figures (``stats``, with any ``errors`` it noted)
+and its checked sentences (``claims``), so a conversation read back shows what it showed live.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ class TurnRecord:
     extra: dict[str, Any] = field(default_factory=dict)
     steps: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    claims: list[dict[str, Any]] = field(default_factory=list)  # each sentence, checked
 
 
 class TurnLog:
@@ -78,6 +79,7 @@ class TurnLog:
         self, thread_id: str, question: str, answer: str, status: str,
         sources: list[dict[str, Any]], settings: dict[str, Any], confidence: str | None = None,
         steps: list[dict[str, Any]] | None = None, stats: dict[str, Any] | None = None,
+        claims: list[dict[str, Any]] | None = None,
     ) -> int:
         """Store a finished turn; returns its number in the conversation (from 1)."""
         with self.database.transaction() as conn:
@@ -92,7 +94,8 @@ class TurnLog:
                 sources=json.dumps(sources, ensure_ascii=False),
                 settings=json.dumps(settings, default=str), created_at=time.time(),
                 steps=json.dumps(steps or [], ensure_ascii=False, default=str),
-                stats=json.dumps(stats or {}, ensure_ascii=False, default=str)))
+                stats=json.dumps(stats or {}, ensure_ascii=False, default=str),
+                claims=json.dumps(claims or [], ensure_ascii=False, default=str)))
         return number
 
     def _records(self, where: Any) -> list[TurnRecord]:
@@ -158,7 +161,7 @@ def _record(row: Mapping[str, Any]) -> TurnRecord:
         answer=row["answer"], status=row["status"], sources=json.loads(row["sources"]),
         settings=json.loads(row["settings"]), created_at=float(row["created_at"]),
         confidence=row["confidence"], feedback=rated, steps=json.loads(row["steps"]),
-        stats=json.loads(row["stats"]),
+        stats=json.loads(row["stats"]), claims=json.loads(row["claims"]),
     )
 
 
@@ -172,6 +175,7 @@ def recorded(
     stats: dict[str, Any] = {}
     errors: list[str] = []
     sources: list[dict[str, Any]] = []
+    claims: list[dict[str, Any]] = []
     confidence: str | None = None
     clarification: str | None = None
     for event in turn_events:
@@ -187,6 +191,7 @@ def recorded(
         elif event.type == "sources":
             sources = list(data.get("sources") or [])
             confidence = data.get("confidence")
+            claims = list(data.get("claims") or [])
         elif event.type == "clarification":
             clarification = str(data["question"])
         elif event.type == "done":
@@ -196,5 +201,5 @@ def recorded(
                 if errors:
                     stats["errors"] = errors
                 log.record(thread_id, question, answer, status, sources, settings, confidence,
-                           steps, stats)
+                           steps, stats, claims)
         yield event

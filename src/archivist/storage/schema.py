@@ -107,6 +107,8 @@ turns = Table(
     Column("created_at", Float, nullable=False),
     Column("steps", Text, nullable=False, server_default="[]"),
     Column("stats", Text, nullable=False, server_default="{}"),
+    # JSON: each sentence of the answer, checked against what it cites
+    Column("claims", Text, nullable=False, server_default="[]"),
     PrimaryKeyConstraint("thread_id", "turn"),
 )
 

@@ -59,12 +59,12 @@ def test_unsupported_sentences_are_marked_for_people() -> None:
     claims = [{"text": "Made up.", "citations": [1], "supported": False, "score": 0.2,
                "reason": "the cited passages do not say this"},
               {"text": "Fine.", "citations": [1], "supported": True, "score": 0.9}]
-    assert unsupported_note(claims) == ("Not supported by the cited passages:\n- Made up. "
+    assert unsupported_note(claims) == ("Not supported by the cited passages:\n- ⚠ Made up. "
                                         "(the cited passages do not say this)")
     assert unsupported_note(claims[1:]) == ""
     marked = mark_unsupported("Fine [1]. Made up [1].", claims)
     assert marked.startswith("Fine [1]. ⚠ Made up [1].")
-    assert marked.endswith("- ⚠ Made up. — the cited passages do not say this")
+    assert marked.endswith("- ⚠ Made up. (the cited passages do not say this)")
 
 
 def test_numbered_citations_link_to_their_sources_line() -> None:
@@ -91,8 +91,9 @@ def test_every_interface_carries_the_claims(capsys) -> None:
     assert cli_agent.turn_json(iter(turn))["claims"] == claims
     cli_agent.render(iter(turn))
     printed = capsys.readouterr().out
-    assert "⚠ not supported: Made up. (the cited passages do not say this)" in printed
+    assert "Not supported by the cited passages:\n- ⚠ Made up. (the cited passages do not say " \
+        "this)" in printed
     assert "[1] guide.pdf, p. 6" in printed
     footer = _footer([source], claims)
-    assert "Not supported by the cited passages:\n- Made up." in footer
+    assert "Not supported by the cited passages:\n- ⚠ Made up." in footer
     assert footer.endswith("Sources:\n[1] guide.pdf, p. 6")

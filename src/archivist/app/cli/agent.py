@@ -30,7 +30,7 @@ from archivist.app.cli.common import (
     plain,
     print_json,
 )
-from archivist.events import Event
+from archivist.events import Event, unsupported_note
 from archivist.types import ArchivistError, source_label
 
 Verbose = Annotated[
@@ -110,10 +110,9 @@ def render(stream: Iterable[Event], verbose: bool = False) -> tuple[str, str]:
 def _print_sources(data: dict[str, Any]) -> None:
     """Unsupported sentences (marked), then the Sources (numbered when cited by number)."""
     claims = data.get("claims") or []
-    for claim in claims:
-        if not claim.get("supported"):
-            console.print(plain(f"⚠ not supported: {claim['text']} ({claim.get('reason')})",
-                                style="bold yellow"))
+    note = unsupported_note(claims)
+    if note:
+        console.print(plain(note, style="bold yellow"))
     items = data.get("sources") or []
     if not items:
         console.print(Text("Sources: none", style="dim"))

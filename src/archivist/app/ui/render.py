@@ -13,14 +13,13 @@ import time
 from typing import Any
 
 from archivist.conversations import TurnRecord
-from archivist.events import Event
+from archivist.events import UNSUPPORTED, UNSUPPORTED_HEADING, Event, unsupported_lines
 from archivist.types import source_label
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,300})\](?!\()")
 _PAGES = re.compile(r"pp?\.\s*(\d+)")
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)  # code, where ``&lt;`` would show as is
 _NUMBERS = re.compile(r"\d+(\s*,\s*\d+)*")
-UNSUPPORTED = "⚠"
 
 SOURCE_JS = """
 <script>
@@ -130,9 +129,8 @@ def mark_unsupported(answer: str, claims: list[dict[str, Any]]) -> str:
             answer = f"{answer[:start]}{UNSUPPORTED} {answer[start:]}"
     if not unsupported:
         return answer
-    why = "\n".join(f"- {UNSUPPORTED} {c['text']} — {c.get('reason') or 'not supported'}"
-                    for c in unsupported)
-    return f"{answer}\n\n**Not supported by the cited passages:**\n{why}"
+    why = "\n".join(f"- {line}" for line in unsupported_lines(unsupported))
+    return f"{answer}\n\n**{UNSUPPORTED_HEADING}**\n{why}"
 
 
 def answer_markdown(
@@ -173,7 +171,8 @@ def notice(message: str) -> Message:
 def turn_messages(records: list[TurnRecord]) -> list[Message]:
     """A stored conversation as chat messages.
 
-    Each answer comes with the steps it showed while it ran, its warnings and its sources.
+    Each answer comes with the steps it showed while it ran, its warnings, its sources and
+    its unsupported sentences marked, as it showed live.
     """
     messages: list[Message] = []
     for record in records:
@@ -185,7 +184,7 @@ def turn_messages(records: list[TurnRecord]) -> list[Message]:
             messages.append({"role": "assistant", "content": record.answer})
         else:
             messages.append({"role": "assistant", "content": answer_markdown(
-                record.answer, record.sources, record.confidence, record.turn)})
+                record.answer, record.sources, record.confidence, record.turn, record.claims)})
     return messages
 
 

@@ -19,7 +19,7 @@ from archivist.app.api.models import ERROR_RESPONSES, Conversation, ErrorBody
 from archivist.app.api.routes.chat import ThreadId
 from archivist.app.api.turns import ChatRunner
 from archivist.conversations import TurnLog, TurnRecord, json_export, markdown_export
-from archivist.events import Source
+from archivist.events import CheckedClaim, Source
 
 
 class FeedbackIn(BaseModel):
@@ -56,6 +56,10 @@ class TurnOut(BaseModel):
     status: str
     confidence: str | None = None
     sources: list[Source]
+    claims: list[CheckedClaim] = Field(
+        default_factory=list, description=(
+            "Each sentence of the answer, checked against the sources it cites (as the "
+            "answer carried it live)."))
     rating: Literal["up", "down"] | None = None
     comment: str = ""
     created_at: float
@@ -87,6 +91,7 @@ def turn_out(record: TurnRecord) -> TurnOut:
         turn=record.turn, question=record.question, answer=record.answer,
         status=record.status, confidence=record.confidence,
         sources=[Source(**s) for s in record.sources],
+        claims=[CheckedClaim(**c) for c in record.claims],
         rating=feedback.rating if feedback else None,
         comment=feedback.comment if feedback else "", created_at=record.created_at,
         steps=record.steps, stats=record.stats,
