@@ -128,7 +128,7 @@ def _agent(
         return {
             "answer": result.answer, "status": result.status,
             "confidence": result.confidence, "error": result.error,
-            "sources": [asdict(s) for s in result.sources],
+            "sources": [asdict(s) for s in result.sources], "claims": result.claims,
             "contexts": collector.contexts, "steps": result.steps,
             "stats": {**result.stats, "eval_seconds": round(time.perf_counter() - started, 4)},
         }
