@@ -20,6 +20,8 @@ import pymupdf
 from archivist.app.cli.common import console
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "guide"
+#: The question ``make demo`` asks (a real-model scenario test asks it too).
+QUESTION = "How does Archivist stay consistent if it is killed during an ingest?"
 
 _CSS = (
     "body {font-family: sans-serif; font-size: 11px;} h1 {font-size: 22px;} h2 {font-size: 16px;}"
@@ -100,11 +102,7 @@ def main() -> int:
             "answering take a minute or more)"
         )
     code = run(
-        [
-            "ask",
-            "How does Archivist stay consistent if it is killed during an ingest?",
-            "--verbose",
-        ],
+        ["ask", QUESTION, "--verbose"],
         env,
     )
     return 0 if code in (0, 3) else code

@@ -1,5 +1,6 @@
 """The agent's behaviour on a real model (Qwen2.5-Coder-1.5B, in-process), scenario by
-scenario, over seven real PDF pages (see ``conftest.py``).
+scenario, over seven real PDF pages (see ``conftest.py``), and ``make demo``'s question
+over the demo's library.
 
 What is asserted is what the agent did, never the model's wording: the route, how many
 sub-questions, the clarification interrupt and its resume, the document and page each
@@ -10,12 +11,23 @@ and prints each scenario's pass rate. Under ``CI`` a missing model fails, never 
 from __future__ import annotations
 
 import pytest
-from tests.agent.scenarios.conftest import NETFLIX, NETFLIX_TABLE_PAGE, R_DATA, Scenarios
+from tests.agent.scenarios.conftest import (
+    NETFLIX,
+    NETFLIX_TABLE_PAGE,
+    R_DATA,
+    Scenarios,
+    scenario_settings,
+)
 from tests.local_model import agent_model_ready  # noqa: F401  (pytest fixture)
 
 from archivist.agent.prompts import abstains
-from archivist.agent.service import AnswerResult
+from archivist.agent.service import AgentService, AnswerResult
+from archivist.app.demo import GUIDE, build_pdf
+from archivist.app.demo import QUESTION as DEMO_QUESTION
+from archivist.application import Application
 from archivist.events import Source
+from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.llm import make_chat_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("agent_model_ready")]
 
@@ -124,3 +136,28 @@ def test_a_greeting_is_answered_directly_without_retrieval(scenarios: Scenarios)
     assert not steps_of(result, "search") and not result.sources
     assert result.status == "answered" and result.answer.strip()
     assert len(times.calls) <= 2  # the analysis, and a reply only if it wrote none
+
+
+@pytest.fixture(scope="module")
+def demo_turn(tmp_path_factory: pytest.TempPathFactory,
+              embedder: SentenceTransformerEmbedder) -> AnswerResult:
+    """``make demo``'s question, asked over the demo's library (the guide and its PDF)."""
+    root = tmp_path_factory.mktemp("demo")
+    guide_pdf = build_pdf(sorted(GUIDE.glob("*.md")), root / "archivist-guide.pdf")
+    settings = scenario_settings(root / "lib")
+    with Application(settings, embedder=embedder) as app:
+        app.ingest.files([GUIDE, guide_pdf])
+        service = AgentService(app.searcher, settings, llm=make_chat_model(settings))
+        try:
+            result = Scenarios(app, service).ask(DEMO_QUESTION)[0]
+        finally:
+            service.close()
+    return result
+
+
+def test_the_demo_question_is_answered_from_its_section(demo_turn: AnswerResult) -> None:
+    assert demo_turn.status == "answered" and not abstains(demo_turn.answer), demo_turn.answer
+    sections = [s.heading_path[-1] for s in demo_turn.sources if s.heading_path]
+    assert "Staying consistent" in sections, [(s.document_name, s.pages, s.heading_path)
+                                              for s in demo_turn.sources]
+    assert demo_turn.claims and all(c["supported"] for c in demo_turn.claims), demo_turn.claims
