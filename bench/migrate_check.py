@@ -1,12 +1,13 @@
 """``archivist migrate --to postgresql://...`` on a real library: counts, rerun, same searches.
 
-    python bench/migrate_check.py --library DIR [--collection pdfs] [--conversations 3]
+    python bench/migrate_check.py [--library DIR] [--collection pdfs] [--conversations 3]
                                   [--json bench/results/migrate.json]
 
 1. Copies the embedded library ``--library`` (made by ``archivist ingest``; never changed)
-   to a temp folder and gives the copy a few conversations (two turns each, the scripted
-   model, through a real ``archivist serve``) and a rating of each, so conversations,
-   checkpoints, turns and feedback have something to copy.
+   to a temp folder (without one, ingests the evaluation PDFs there) and gives the copy a
+   few conversations (two turns each, the scripted model, through a real ``archivist
+   serve``) and a rating of each, so conversations, checkpoints, turns and feedback have
+   something to copy.
 2. Starts a throwaway PostgreSQL with pgvector (``archivist.testing.postgres``) and runs
    ``archivist migrate --to`` on the copy. Then counts every table on both sides, the
    checkpoints and their writes, and the vectors, and compares each stored dense vector and
@@ -211,6 +212,10 @@ def compare_searches(library: Path, collection: str, url: str, scratch: Path) ->
                 row[f"{mode}_same_order"] = ids(lists[0]) == ids(lists[1])
                 row[f"{mode}_same_set"] = set(ids(lists[0])) == set(ids(lists[1]))
                 row[f"{mode}_only_ties"] = only_ties(lists[0], lists[1])
+            exact_dense = shared.store.vectors.query_many(collection, "dense", DEPTH,
+                                                          [(dense, None)], everything)[0]
+            row["dense_exact_same_order"] = ids(exact_dense) == ids(
+                embedded.store.vectors.query_many(collection, "dense", DEPTH, [(dense, None)])[0])
             row["cause"] = cause(row)
             if row["cause"]:
                 row["embedded_orders_in_20_runs"] = repeated_orders(embedded, question,
@@ -227,6 +232,7 @@ def compare_searches(library: Path, collection: str, url: str, scratch: Path) ->
             "same_top5_pgvector_exact": exact_same,
             "dense40_same_order": sum(r["dense_same_order"] for r in rows),
             "dense40_same_set": sum(r["dense_same_set"] for r in rows),
+            "dense40_exact_pgvector_same_order": sum(r["dense_exact_same_order"] for r in rows),
             "bm25_40_same_order": sum(r["bm25_same_order"] for r in rows),
             "bm25_40_same_set": sum(r["bm25_same_set"] for r in rows),
             "bm25_40_differ_only_in_ties": sum(r["bm25_only_ties"] for r in rows),
@@ -235,7 +241,8 @@ def compare_searches(library: Path, collection: str, url: str, scratch: Path) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--library", type=Path, required=True, help="an embedded library")
+    parser.add_argument("--library", type=Path, default=None, help="an embedded library "
+                        "(default: the evaluation PDFs, ingested into a temp folder)")
     parser.add_argument("--collection", default="pdfs")
     parser.add_argument("--conversations", type=int, default=3)
     parser.add_argument("--json", type=Path, default=None)
@@ -243,11 +250,13 @@ def main() -> int:
     report: dict[str, Any] = {"load_start": load()}
     with tempfile.TemporaryDirectory(prefix="migrate-check-") as tmp, \
             ThrowawayPostgres() as cluster:
-        library = copy_library(args.library, Path(tmp))
+        library = copy_library(args.library, Path(tmp), args.collection)
         seed_conversations(library, args.collection, args.conversations)
         url = cluster.create_database("library")
         source = table_counts(f"sqlite:///{library / 'archivist.sqlite'}")
         report["first"] = migrate(library, args.collection, url)
+        if report["first"]["exit"] != 0:
+            return 1
         target = table_counts(sql_url(url))
         local, remote = embedded_vectors(library, args.collection), pgvector_vectors(
             url, args.collection)
@@ -278,7 +287,9 @@ def main() -> int:
           f"/{n}, as sets {s['same_top5_as_set']}/{n}; pgvector searched exactly: "
           f"{s['same_top5_pgvector_exact']}/{n} in order")
     print(f"  fused lists ({DEPTH} deep): dense same order {s['dense40_same_order']}/{n} "
-          f"(as sets {s['dense40_same_set']}/{n}), BM25 same order {s['bm25_40_same_order']}/{n} "
+          f"(as sets {s['dense40_same_set']}/{n}; pgvector searched exactly "
+          f"{s['dense40_exact_pgvector_same_order']}/{n}), "
+          f"BM25 same order {s['bm25_40_same_order']}/{n} "
           f"(as sets {s['bm25_40_same_set']}/{n}, differing only in tied scores "
           f"{s['bm25_40_differ_only_in_ties']}/{n})")
     for row in s["rows"]:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 API_KEY = "bench-key-0123456789abcdef"
+REPO = Path(__file__).resolve().parents[1]
+PDFS = Path(os.environ.get("ARCHIVIST_EVAL_DIR", REPO.parent / "shared" / "eval")) / "pdfs"
 
 #: Plain questions about the five PDFs (Amcor's 2023 Q4 earnings release, Netflix's 2017
 #: 10-K, R's FAQ, "R Data Import/Export" and "An Introduction to R").
@@ -54,12 +56,19 @@ def load() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-def copy_library(source: Path, into: Path) -> Path:
+def copy_library(source: Path | None, into: Path, collection: str) -> Path:
     """A copy of the embedded library ``source`` in ``into/library`` (without its lock
-    and server files, which belong to the processes using the original)."""
+    and server files, which belong to the processes using the original); without a
+    ``source``, the PDFs of the evaluation folder ingested there into ``collection``."""
+    target = into / "library"
+    if source is None:
+        code, output, seconds = archivist(environment(target, collection), "ingest", str(PDFS))
+        if code != 0:
+            raise SystemExit(f"archivist ingest {PDFS} failed:\n{output}")
+        print(f"ingested {PDFS} in {seconds:.0f} s (load {load()})", flush=True)
+        return target
     if not (source / "archivist.sqlite").is_file():
         raise SystemExit(f"{source}: not an embedded library (no archivist.sqlite)")
-    target = into / "library"
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("library.lock", "server.json"))
     return target
 

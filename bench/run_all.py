@@ -34,6 +34,14 @@ BENCHMARKS = [
         ["pgvector_bench.py", "--json", str(RESULTS / "pgvector.json")],
     ),
     (
+        "archivist migrate of the PDFs library to PostgreSQL: counts, rerun, same top 5",
+        ["migrate_check.py", "--json", str(RESULTS / "migrate.json")],
+    ),
+    (
+        "/v1/search over HTTP: 1 and 3 workers on PostgreSQL, the embedded engine",
+        ["search_throughput.py", "--json", str(RESULTS / "search_throughput.json")],
+    ),
+    (
         "scale: 2k, 20k and 100k chunks on the embedded engine",
         ["scale_bench.py", "--legacy-sizes", "2000", "--json", str(RESULTS / "scale.json")],
     ),

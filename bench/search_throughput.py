@@ -1,11 +1,11 @@
 """``/v1/search`` over HTTP: 1 and 3 server processes on PostgreSQL, and the embedded engine.
 
-    python bench/search_throughput.py --library DIR [--collection pdfs] [--clients 8]
+    python bench/search_throughput.py [--library DIR] [--collection pdfs] [--clients 8]
                                       [--requests 30] [--warmup 3] [--json PATH]
 
-Copies the embedded library ``--library`` (never changed) to a temp folder, migrates the
-copy into a throwaway PostgreSQL with pgvector (``archivist migrate --to``), then, one after
-the other on the same corpus:
+Copies the embedded library ``--library`` (never changed; without one, the evaluation PDFs
+are ingested) to a temp folder, migrates the copy into a throwaway PostgreSQL with pgvector
+(``archivist migrate --to``), then, one after the other on the same corpus:
 
 - ``archivist serve --workers 1`` on PostgreSQL (pgvector),
 - ``archivist serve --workers 3`` on PostgreSQL (pgvector),
@@ -130,7 +130,8 @@ def measure(served: Served, workers: int, clients: int, each: int, warmup: int) 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--library", type=Path, required=True, help="an embedded library")
+    parser.add_argument("--library", type=Path, default=None, help="an embedded library "
+                        "(default: the evaluation PDFs, ingested into a temp folder)")
     parser.add_argument("--collection", default="pdfs")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=30, help="timed searches per client")
@@ -140,7 +141,7 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="search-throughput-") as tmp, \
             ThrowawayPostgres() as cluster:
-        library = copy_library(args.library, Path(tmp))
+        library = copy_library(args.library, Path(tmp), args.collection)
         url = cluster.create_database("library")
         code, output, _ = archivist(environment(library, args.collection), "migrate", "--to", url)
         if code != 0:
