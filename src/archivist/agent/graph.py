@@ -12,7 +12,8 @@ the state's reducers. Nothing here builds a model, a store or a web client: all 
 injected. ``fast_llm`` (default: ``llm``) analyses, grades, summarises and compresses;
 ``llm`` researches and writes. ``web`` is the web search provider, or ``None`` (off).
 ``analyze`` decides the question's depth (``policy/depth.py``): direct, one research
-sub-agent, or several; on a small model a plain question is planned with no LLM call.
+sub-agent, several, or a whole named document (the research sub-agent's document path);
+on a small model a plain question is planned with no LLM call.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from archivist.agent.research.graph import build_research_graph
 from archivist.agent.state import AgentState
 from archivist.agent.strategy import choose_strategy
 from archivist.agent.units import QueryEmbedder
-from archivist.index.retriever import Retriever
+from archivist.index.retriever import DocumentSource, Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile, profile_for
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
@@ -60,9 +61,11 @@ def build_graph(
     strategy = choose_strategy(settings)
     if policy is None:
         policy = policy_for(profile_for(settings), second_look=settings.second_look)
+    source = retriever if isinstance(retriever, DocumentSource) else None
     nodes = ConversationNodes(
         llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy,
         fast_profile=fast_profile, policy=policy, embedder=embedder,
+        documents=(lambda: [d.name for d in source.documents()]) if source else None,
     )
     research = build_research_graph(
         llm, retriever, settings, fast_llm=fast_llm, web=web, strategy=strategy,

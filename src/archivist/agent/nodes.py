@@ -6,6 +6,7 @@ and small talk get a direct reply with no retrieval.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -70,9 +71,11 @@ class ConversationNodes:
         web_enabled: bool = False, strategy: StrategyChoice | None = None,
         fast_profile: ModelProfile = DEFAULT_PROFILE, policy: Policy = CAPABLE,
         embedder: QueryEmbedder | None = None,
+        documents: Callable[[], list[str]] | None = None,
     ) -> None:
         self.llm = llm
         self.policy = policy
+        self.documents = documents or list
         self.embedder = embedder
         self.fast_llm = fast_llm or llm
         self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile)
@@ -143,7 +146,9 @@ class ConversationNodes:
         if plan.clarification:
             return {"clarification": plan.clarification, "sub_questions": [],
                     "route": plan.route}
-        depth = depth_of(plan, question)
+        depth = depth_of(plan, question, self.documents())
+        if depth == Depth.DOCUMENT:
+            how += "; asks about a whole document the library holds"
         emit_step(StepKind.DEPTH, depth, reason=how, policy=self.policy.name)
         if depth == Depth.DIRECT:
             return {"route": "direct", "direct_reply": plan.direct_reply, "clarification": "",

@@ -127,6 +127,20 @@ and only from them: never from general knowledge. Each passage is one sentence, 
 or table row, best match first. Be concise, with no preamble: state the answer in one to
 three short sentences, taken from the passages. {UNIT_CITATION_RULE} {UNTRUSTED_NOTE}"""
 
+SECTION_SUMMARY_SYSTEM = f"""Summarize one section of a document in at most {{max_words}}
+words: what it covers, then its key facts (names, figures, dates, terms) as they are
+written. Plain sentences, no preamble, no opinion. {UNTRUSTED_NOTE}"""
+
+SECTION_SUMMARY_USER = """Document: {document}
+Section: {section} ({pages})
+
+{passage}"""
+
+DOCUMENT_ANSWER_SYSTEM = f"""Answer the user's question about one whole document from the
+numbered summaries of its sections below, given in reading order. Cover the whole
+document (or the whole section asked about), not only its first part, in a few short
+sentences or a short list, with no preamble. {UNIT_CITATION_RULE} {UNTRUSTED_NOTE}"""
+
 # its example figure is made up: an example taken from the evaluation set would hand the
 # model that item's answer
 SECOND_LOOK_SYSTEM = f"""The passages below were judged relevant to the user's question, yet

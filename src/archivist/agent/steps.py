@@ -57,6 +57,10 @@ class StepKind(StrEnum):
     SQL_ERROR = "sql_error"
     TABLE_FALLBACK = "table_fallback"
     EVIDENCE = "evidence"  # the units the writer sees
+    WITHIN_DOCUMENT = "within_document"  # a search kept to the document the question names
+    DOCUMENT = "document"  # a whole-document question: which document, which sections
+    READING = "reading"  # "reading section 12 of 48" (a section summarised by the model)
+    SUMMARIES = "summaries"  # sections summarised before (cached) or by their opening
     # the answer
     CLAIMS = "claims"  # how many sentences the passages they cite support
     SECOND_LOOK = "second_look"

@@ -14,11 +14,13 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
+from archivist.agent.policy.document import named_document
 from archivist.agent.prompts import UNTRUSTED_NOTE
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
+from archivist.agent.steps import StepKind, emit_step
 from archivist.agent.tables import label_year_columns
-from archivist.index.retriever import Retriever
+from archivist.index.retriever import DocumentSource, Retriever
 from archivist.types import Parent, SearchHit, document_title
 from archivist.web import WebResult
 
@@ -158,15 +160,39 @@ def render_kept(query: str, kept: list[Evidence], dropped: int) -> str:
     return f'{len(kept)} relevant passages for "{query}"{note}. {UNTRUSTED_NOTE}\n{blocks}'
 
 
+def within_named_document(retriever: Retriever, source: DocumentSource | None, query: str,
+                          k: int) -> list[SearchHit]:
+    """The hits of a search kept to the one document the query names by file name.
+
+    "In NETFLIX_2017_10K.pdf, what ..." searches that document first; ``[]`` when the
+    query names no document (or several), or nothing in it matches: the caller then
+    searches the whole collection.
+    """
+    if source is None:
+        return []
+    records = source.documents()
+    name = named_document(query, [d.name for d in records])
+    ids = [d.document_id for d in records if d.name == name]
+    if not ids:
+        return []
+    hits = retriever.search(query, k=k, document_ids=ids)[:k]
+    if hits:
+        emit_step(StepKind.WITHIN_DOCUMENT, f"searched within {name}", document=name)
+    return hits
+
+
 def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
     """``search_documents`` and ``read_parent`` over one collection's retriever."""
+    source = retriever if isinstance(retriever, DocumentSource) else None
 
     def search_documents(query: str) -> tuple[str, list[Evidence]]:
         """Search the user's documents; returns short passages with their parent_id."""
         query = " ".join(str(query).split())[:500]
         if not query:
             return "Empty query: give some words to search for.", []
-        hits = retriever.search(query, k=max_hits)[:max_hits]
+        hits = within_named_document(retriever, source, query, max_hits)
+        if not hits:
+            hits = retriever.search(query, k=max_hits)[:max_hits]
         return render_hits(query, hits), [hit_evidence(h) for h in hits]
 
     def read_parent(parent_id: str) -> tuple[str, list[Evidence]]:

@@ -45,6 +45,27 @@ class TableSource(Protocol):
         ...
 
 
+@runtime_checkable
+class DocumentSource(Protocol):
+    """Whole documents of a collection: the catalog, sections in order, their summaries."""
+
+    def documents(self) -> list[DocumentRecord]:
+        """Every ready document of the collection."""
+        ...
+
+    def parents_of(self, document_id: str) -> list[Parent]:
+        """A ready document's parents (its sections) in reading order."""
+        ...
+
+    def section_summaries(self, document_id: str, parents: list[Parent]) -> dict[str, str]:
+        """The stored summaries of these parents whose text is unchanged, by parent id."""
+        ...
+
+    def save_section_summary(self, parent: Parent, summary: str) -> None:
+        """Keep the model's summary of one parent for later questions."""
+        ...
+
+
 class Retrievers(Protocol):
     """Gives the :class:`Retriever` of a collection (the searcher does)."""
 

@@ -190,6 +190,25 @@ class CollectionRetriever:
         """The stored tables of this collection's ready documents."""
         return self.searcher.store.tables_of(self.collection, document_ids)
 
+    def documents(self) -> list[DocumentRecord]:
+        """Every ready document of this collection."""
+        return self.searcher.store.documents(self.collection)
+
+    def parents_of(self, document_id: str) -> list[Parent]:
+        """A ready document's parents in reading order (none for an unknown id)."""
+        store = self.searcher.store
+        if store.get_document(document_id, self.collection) is None:
+            return []
+        return store.parents_of(document_id, self.collection)
+
+    def section_summaries(self, document_id: str, parents: list[Parent]) -> dict[str, str]:
+        """The stored summaries of these parents whose text is unchanged."""
+        return self.searcher.store.summaries.summaries(self.collection, document_id, parents)
+
+    def save_section_summary(self, parent: Parent, summary: str) -> None:
+        """Keep the model's summary of one parent of this collection."""
+        self.searcher.store.summaries.save(self.collection, parent, summary)
+
     def query_tables(self, tables: list[StoredTable], sql: str) -> SqlResult:
         """One read-only SELECT over ``tables`` (see ``index/table_sql.py``)."""
         store = self.searcher.store

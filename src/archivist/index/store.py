@@ -17,6 +17,7 @@ from archivist.index.engines import open_vector_store
 from archivist.index.graph import EntityGraph
 from archivist.index.hops import GraphIndexer
 from archivist.index.sparse import BM25Encoder, SparseVector
+from archivist.index.summaries import SummaryStore
 from archivist.index.table_store import StoredTable, TableStore
 from archivist.index.vectors import VectorStore
 from archivist.settings import Settings
@@ -71,6 +72,7 @@ class DocumentStore:
         self.graph = EntityGraph(database)
         self.graph_indexer = GraphIndexer(self.graph, self.catalog)
         self.tables = TableStore(database)
+        self.summaries = SummaryStore(database)
         self._embedder = embedder
         self.write_lock = threading.RLock()
         try:
@@ -133,6 +135,9 @@ class DocumentStore:
             for orphan in self.tables.document_ids(collection) - known:
                 self.tables.delete_document(collection, orphan)
                 repairs.append(f"deleted tables of unknown document {orphan}")
+            for orphan in self.summaries.document_ids(collection) - known:
+                self.summaries.delete_document(collection, orphan)
+                repairs.append(f"deleted section summaries of unknown document {orphan}")
             for missing in set(ready) - stored:
                 self.purge(collection, missing)
                 repairs.append(
@@ -148,6 +153,7 @@ class DocumentStore:
             self.vectors.delete_document(collection, document_id)
             self.graph.delete_document(collection, document_id)
             self.tables.delete_document(collection, document_id)
+            self.summaries.delete_document(collection, document_id)
             self.catalog.delete_document(collection, document_id)
 
     def prepare_collection(self, collection: str) -> None:

@@ -187,6 +187,21 @@ data_tables = Table(
     Index("data_tables_document", "collection", "document_id"),
 )
 
+# --- section summaries for whole-document questions ----------------------------------------
+# one per parent, written by the model the first time a question reads the whole document;
+# ``text_hash`` is the parent text's digest (a summary of other text is never used)
+section_summaries = Table(
+    "section_summaries", metadata,
+    Column("collection", Text, nullable=False),
+    Column("parent_id", Text, nullable=False),
+    Column("document_id", Text, nullable=False),
+    Column("text_hash", Text, nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    PrimaryKeyConstraint("collection", "parent_id"),
+    Index("section_summaries_document", "collection", "document_id"),
+)
+
 # --- ingest jobs: a queue any worker claims from ----------------------------------------
 jobs = Table(
     "jobs", metadata,

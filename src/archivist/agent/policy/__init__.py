@@ -58,6 +58,11 @@ class Policy:
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
+    #: tokens of section text a whole-document question has the model summarise (0: all);
+    #: sections past it stand in with their opening sentences (``research/document.py``)
+    document_read_tokens: int = 0
+    #: tokens of section summaries the whole-document answer is written from (0: all)
+    document_answer_tokens: int = 12000
 
 
 #: Every small-model check.
@@ -65,7 +70,7 @@ SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
     attribute_uncited=True, abstain_in_code=True, answer_on_subject=True, compose_in_code=True,
-    unit_tokens=700,
+    unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
 CAPABLE = Policy()

@@ -4,7 +4,9 @@ Three depths (Jeong et al. 2024, "Adaptive-RAG"):
 
 * ``direct``: a greeting or small talk; a reply with no retrieval;
 * ``single``: one search, the evidence, one writing call;
-* ``multi``: several steps: sub-questions researched side by side.
+* ``multi``: several steps: sub-questions researched side by side;
+* ``document``: a question about a whole named document ("Summarize X", "List the
+  sections of X"): a map-reduce over its sections (``policy/document.py``).
 
 On a small model :func:`plan_without_model` decides a fresh question's depth with no LLM
 call when its text settles it: small talk, a dangling "it" to ask back about, a question
@@ -18,8 +20,10 @@ the analysis, and one more branch where the research graph reads ``depth``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
+from archivist.agent.policy.document import whole_document
 from archivist.agent.policy.question import (
     Asked,
     Plan,
@@ -39,14 +43,24 @@ class Depth(StrEnum):
     DIRECT = "direct"
     SINGLE = "single"
     MULTI = "multi"
+    DOCUMENT = "document"
 
 
-def depth_of(plan: Plan, question: str) -> Depth:
-    """The depth a plan implies: direct, several sub-questions, or one."""
+def depth_of(plan: Plan, question: str, documents: Sequence[str] = ()) -> Depth:
+    """The depth a plan implies: direct, several sub-questions, a whole document, or one.
+
+    ``documents`` are the library's file names: one sub-question that asks about a whole
+    document one of them names goes to the document path. The sub-question is the
+    analysis call's rewrite when there was one ("Summarize it" after a turn about a
+    document names it), the question itself when code planned it (no call).
+    """
     if plan.route == "direct":
         return Depth.DIRECT
     if len(plan.sub_questions) > 1:
         return Depth.MULTI
+    if plan.route == "documents" and documents and whole_document(
+            plan.sub_questions[0] if plan.sub_questions else question, documents):
+        return Depth.DOCUMENT
     return Depth.SINGLE
 
 

@@ -2,12 +2,16 @@ r"""The research sub-agent's graph: one copy runs per sub-question.
 
 ::
 
-    START -> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
+    START --(a whole-document question)--> document --(answered)--> finish
+      \\--> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
                |--(nothing relevant)--> finish -> END
                |--(pipeline, web only)--> write -> finish
                \\--(tools)--> agent <-> tools (-> compress -> agent), -> fallback -> finish
 
-``tables`` (``research/tables.py``) answers from one read-only SQL query over the stored
+``document`` (``research/document.py``) answers a question about a whole named document
+from its sections (a map-reduce, summaries cached); when it cannot (no such section), the
+sub-question is searched, within the named document first. ``tables``
+(``research/tables.py``) answers from one read-only SQL query over the stored
 tables; when it cannot, the sub-question goes on as if it had not run.
 """
 
@@ -48,8 +52,10 @@ def build_research_graph(
     graph.add_node("compress", nodes.compress)
     graph.add_node("fallback", nodes.fallback)
     graph.add_node("tables", nodes.tables)
+    graph.add_node("document", nodes.document)
     graph.add_node("finish", nodes.finish)
-    graph.add_edge(START, "gather")
+    graph.add_conditional_edges(START, nodes.start)
+    graph.add_conditional_edges("document", nodes.after_document)
     graph.add_conditional_edges("gather", nodes.after_gather)
     graph.add_conditional_edges("tables", nodes.after_tables)
     graph.add_edge("write", "finish")

@@ -32,6 +32,7 @@ from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.policy.answer import needs_second_look, years_not_covered
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
+from archivist.agent.research.document import DocumentPath
 from archivist.agent.research.grading import Gate, Grader, ScoreGate
 from archivist.agent.research.state import ResearchState
 from archivist.agent.research.tables import TablePath
@@ -88,6 +89,7 @@ class ResearchNodes:
             else prompts.WRITE_UNITS_SYSTEM,
         )
         self.table_path = TablePath(llm, retriever) if settings.table_queries else None
+        self.document_path = DocumentPath(llm, retriever, policy)
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations
         self.compression_tokens = settings.compression_tokens
@@ -97,6 +99,10 @@ class ResearchNodes:
         """The table path: one SQL query over the stored tables (``research/tables.py``)."""
         assert self.table_path is not None
         return self.table_path.run(state.sub_question, state.index, list(state.evidence))
+
+    def document(self, state: ResearchState) -> dict[str, Any]:
+        """The document path: a map-reduce over a named document (``research/document.py``)."""
+        return self.document_path.run(state.sub_question, state.index)
 
     @timed("research")
     def agent(self, state: ResearchState) -> dict[str, Any]:
@@ -250,6 +256,14 @@ class ResearchNodes:
             state.tool_calls >= self.max_tool_calls
             or state.iterations >= self.max_iterations
         )
+
+    def start(self, state: ResearchState) -> Literal["document", "gather"]:
+        """A whole-document question reads the document; any other one searches."""
+        return "document" if state.depth == "document" else "gather"
+
+    def after_document(self, state: ResearchState) -> Literal["finish", "gather"]:
+        """Answered from the document's sections: finish; else search (within it first)."""
+        return "finish" if state.document_answered else "gather"
 
     def after_gather(self, state: ResearchState) -> Literal["tables", "agent", "write",
                                                             "finish"]:

@@ -22,7 +22,7 @@ class ResearchInput:
     sub_question: str
     index: int = 0
     route: str = ""  # "web" starts with web search; anything else, the documents
-    depth: str = ""  # "single" or "multi" (see policy/depth.py)
+    depth: str = ""  # "single", "multi" or "document" (see policy/depth.py)
 
 
 @dataclass(kw_only=True)
@@ -61,5 +61,6 @@ class ResearchState:
     web_tried: bool = False
     table_tried: bool = False  # the table path ran (see research/tables.py)
     table_answered: bool = False  # ... and answered from a query's result
+    document_answered: bool = False  # answered from a whole document's sections
     write_prompt: str = ""  # the user message of the writing call (a second look continues it)
     sub_answers: list[SubAnswer] = field(default_factory=list)

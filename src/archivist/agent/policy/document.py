@@ -1,0 +1,121 @@
+"""Whole-document questions, recognised in code: "Summarize X", "List the sections of X".
+
+Top-k passages cannot answer a question about a whole document: "Summarize
+NETFLIX_2017_10K.pdf" answered from five chunks is a summary of five chunks. Such a
+question names a document of the library (its file name, with or without the suffix) and
+asks for one of two things:
+
+* ``headings``: its sections ("List the sections of X", "What chapters does X have",
+  "table of contents"): answered from the catalog, with no model call at all;
+* ``summary``: what it, or one of its sections, says ("Summarize X", "Give an overview of
+  X", "List all risk factors in X", "What does the Risk Factors section of X cover"): a
+  map-reduce over its sections (``research/document.py``).
+
+What remains of the question once the document's name and the words of the request are
+taken out is its *focus*: words that may name a section ("risk factors", "Item 7"). A
+focus that names no heading of the document leaves the question to the ordinary path,
+which searches within the named document first (see :func:`named_document`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from archivist.stopwords import STOP_WORDS
+
+__all__ = ["DocumentAsk", "focus_words", "heading_words", "named_document", "whole_document"]
+
+HEADINGS = "headings"
+SUMMARY = "summary"
+
+_SUMMARY = re.compile(
+    r"\b(?:summari[sz]e\w*|summary|overview|recap|gist|tl;?dr|main (?:points|ideas|topics)|"
+    r"key (?:points|facts|takeaways|ideas)|highlights|list (?:all|every|each))\b",
+    re.IGNORECASE)
+_HEADINGS = re.compile(
+    r"\b(?:list|name|enumerate|show|give|what are|which are|what)\b[^?]*?"
+    r"\b(?:headings?|sections|chapters|parts|items|outline|structure)\b|"
+    r"\btable of contents\b|\bhow is\b[^?]*\b(?:organi[sz]ed|structured)\b",
+    re.IGNORECASE)
+_COVERS = re.compile(
+    r"\bwhat (?:does|do|is|are)\b[^?]*\b(?:cover|covers|covered|discuss|discussed|about|"
+    r"contain|contains|explain|explains|describe|describes)\b", re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z0-9]+")
+#: words of a whole-document request, never of its focus
+_REQUEST = frozenset([
+    "summarize", "summarise", "summarizes", "summary", "summaries", "overview", "recap",
+    "gist", "tldr", "tl", "dr", "main", "key", "points", "ideas", "topics", "facts",
+    "takeaways", "highlights", "list", "lists", "every", "each", "give", "show", "name",
+    "enumerate", "heading", "headings", "section", "sections", "chapter", "chapters",
+    "outline", "structure", "table", "contents", "cover", "covers", "covered", "discuss",
+    "discussed", "contain", "contains", "explain", "explains", "describe", "describes",
+    "document", "file", "whole", "entire", "please", "briefly", "short", "brief",
+    "organized", "organised", "structured", "say", "says", "tell", "about",
+])
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+@dataclass(frozen=True)
+class DocumentAsk:
+    """A whole-document question: which document, what kind of answer, and its focus."""
+
+    document: str  # the document's file name, as the catalog has it
+    kind: str  # HEADINGS or SUMMARY
+    focus: frozenset[str] = field(default_factory=frozenset)
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def heading_words(text: str) -> set[str]:
+    """The words of a heading, lower-cased and stemmed (numbers such as "7" and "1a" kept)."""
+    return {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOP_WORDS}
+
+
+def named_document(question: str, names: Sequence[str]) -> str | None:
+    """The one document whose file name (or name without its suffix) the question names.
+
+    A stem shorter than four characters is not matched (it would match ordinary words);
+    of several names found the longest wins ("R-data.pdf" over "R-data"); two different
+    documents named is no single document (``None``).
+    """
+    lowered = question.lower()
+    found: dict[str, int] = {}
+    for name in names:
+        for form in dict.fromkeys((name, _SUFFIX.sub("", name))):
+            if len(form) < 4:
+                continue
+            pattern = rf"(?<![\w.-]){re.escape(form.lower())}(?![\w-]|\.\w)"
+            if re.search(pattern, lowered):
+                found[name] = max(found.get(name, 0), len(form))
+    if len(found) != 1:
+        return None
+    return next(iter(found))
+
+
+def focus_words(question: str, document: str) -> frozenset[str]:
+    """The question's words once the document's name and the request's words are gone."""
+    rest = re.sub(re.escape(_SUFFIX.sub("", document)) + r"(?:\.\w+)?", " ", question,
+                  flags=re.IGNORECASE)
+    words = {w for w in _TOKEN.findall(rest.lower())
+             if w not in STOP_WORDS and w not in _REQUEST}
+    return frozenset(_stem(w) for w in words)
+
+
+def whole_document(question: str, names: Sequence[str]) -> DocumentAsk | None:
+    """The whole-document question ``question`` asks, or ``None`` for any other question."""
+    document = named_document(question, names)
+    if document is None:
+        return None
+    if _SUMMARY.search(question):
+        kind = SUMMARY
+    elif _HEADINGS.search(question):
+        kind = HEADINGS
+    elif _COVERS.search(question):
+        kind = SUMMARY
+    else:
+        return None
+    return DocumentAsk(document=document, kind=kind, focus=focus_words(question, document))
