@@ -38,6 +38,8 @@ def test_the_policy_follows_the_profile() -> None:
     assert policy_for(ModelProfile(size="small")) == SMALL
     assert policy_for(ModelProfile()) == CAPABLE
     assert not any(value for key, value in CAPABLE.__dict__.items()
-                   if key not in ("name", "unit_tokens"))
+                   if key not in ("name", "unit_tokens", "document_answer_tokens"))
     assert SMALL.unit_tokens < 1000 < CAPABLE.unit_tokens  # what the writer reads
+    assert SMALL.document_answer_tokens < CAPABLE.document_answer_tokens
+    assert SMALL.document_read_tokens and not CAPABLE.document_read_tokens  # 0: no limit
     assert not policy_for(ModelProfile(size="small"), second_look=False).second_look

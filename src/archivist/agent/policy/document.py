@@ -32,13 +32,14 @@ SUMMARY = "summary"
 
 _SUMMARY = re.compile(
     r"\b(?:summari[sz]e\w*|summary|overview|recap|gist|tl;?dr|main (?:points|ideas|topics)|"
-    r"key (?:points|facts|takeaways|ideas)|highlights|list (?:all|every|each))\b",
+    r"key (?:points|facts|takeaways|ideas)|highlights)\b",
     re.IGNORECASE)
 _HEADINGS = re.compile(
     r"\b(?:list|name|enumerate|show|give|what are|which are|what)\b[^?]*?"
     r"\b(?:headings?|sections|chapters|parts|items|outline|structure)\b|"
     r"\btable of contents\b|\bhow is\b[^?]*\b(?:organi[sz]ed|structured)\b",
     re.IGNORECASE)
+_LIST_ALL = re.compile(r"\blist (?:all|every|each)\b", re.IGNORECASE)
 _COVERS = re.compile(
     r"\bwhat (?:does|do|is|are)\b[^?]*\b(?:cover|covers|covered|discuss|discussed|about|"
     r"contain|contains|explain|explains|describe|describes)\b", re.IGNORECASE)
@@ -55,6 +56,7 @@ _REQUEST = frozenset([
     "organized", "organised", "structured", "say", "says", "tell", "about",
 ])
 _SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+_NAME_LIKE = re.compile(r"[\d_-]")
 
 
 @dataclass(frozen=True)
@@ -78,14 +80,16 @@ def heading_words(text: str) -> set[str]:
 def named_document(question: str, names: Sequence[str]) -> str | None:
     """The one document whose file name (or name without its suffix) the question names.
 
-    A stem shorter than four characters is not matched (it would match ordinary words);
-    of several names found the longest wins ("R-data.pdf" over "R-data"); two different
-    documents named is no single document (``None``).
+    The name without its suffix counts only when it cannot be an ordinary word: four
+    characters or more, with a digit, ``_`` or ``-`` in it ("R-data", but not "notes" of
+    notes.md). Two different documents named is no single document (``None``).
     """
     lowered = question.lower()
     found: dict[str, int] = {}
     for name in names:
-        for form in dict.fromkeys((name, _SUFFIX.sub("", name))):
+        stem = _SUFFIX.sub("", name)
+        forms = [name] if stem == name or not _NAME_LIKE.search(stem) else [name, stem]
+        for form in forms:
             if len(form) < 4:
                 continue
             pattern = rf"(?<![\w.-]){re.escape(form.lower())}(?![\w-]|\.\w)"
@@ -114,7 +118,7 @@ def whole_document(question: str, names: Sequence[str]) -> DocumentAsk | None:
         kind = SUMMARY
     elif _HEADINGS.search(question):
         kind = HEADINGS
-    elif _COVERS.search(question):
+    elif _LIST_ALL.search(question) or _COVERS.search(question):
         kind = SUMMARY
     else:
         return None
