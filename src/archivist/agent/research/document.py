@@ -102,6 +102,11 @@ def extract(text: str, limit: int = EXTRACT_CHARS) -> str:
     return out if len(out) <= limit else out[:limit].rsplit(" ", 1)[0] + " …"
 
 
+def _has_prose(text: str) -> bool:
+    """Whether a section holds more than headings (a title alone is not read)."""
+    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
+
+
 def _tokens(text: str) -> int:
     return len(text) // 4 + 1
 
@@ -129,7 +134,8 @@ class DocumentPath:
         record = next((d for d in records if ask and d.name == ask.document), None)
         if ask is None or record is None:
             return {}
-        body = [p for p in self.source.parents_of(record.document_id) if p.kind == "body"]
+        body = [p for p in self.source.parents_of(record.document_id)
+                if p.kind == "body" and _has_prose(p.text)]
         parents, heading = focus_sections(body, ask.focus)
         if not parents:
             emit_step(StepKind.DOCUMENT, f"{record.name}: no section heading matches "
@@ -146,18 +152,24 @@ class DocumentPath:
     # --- headings: from the catalog, no model call ------------------------------------
     def _headings(self, record: DocumentRecord, parents: list[Parent], heading: list[str],
                   index: int) -> dict[str, Any]:
+        """Every heading under ``heading``, indented by level, each cited to its first page."""
         title = document_title(record.title, record.name)
-        paths = [(p, parent) for p, parent in section_paths(parents) if p[: len(heading)]
-                 == heading][:MAX_HEADINGS]
+        tree: dict[tuple[str, ...], Parent] = {}
+        for path, parent in section_paths(parents):
+            if path[: len(heading)] != heading:
+                continue
+            for depth in range(len(heading) + 1, len(path) + 1):
+                tree.setdefault(tuple(path[:depth]), parent)
         units = []
         lines = []
-        for n, (path, parent) in enumerate(paths, 1):
-            item = self._unit(record, [parent], " › ".join(path), index, title)
-            item["heading_path"] = path
+        for n, (key, parent) in enumerate(list(tree.items())[:MAX_HEADINGS], 1):
+            item = self._unit(record, [parent], " › ".join(key), index, title)
+            item["heading_path"] = list(key)
             units.append(item)
-            lines.append(f"- {' › '.join(path)} [{n}]")
+            lines.append(f"{'  ' * (len(key) - len(heading) - 1)}- {key[-1]} [{n}]")
         where = f" under {' › '.join(heading)}" if heading else ""
-        text = (f"The sections of {record.name}{where}, in order:\n" + "\n".join(lines)
+        more = f" (the first {MAX_HEADINGS} of {len(tree)})" if len(tree) > MAX_HEADINGS else ""
+        text = (f"The sections of {record.name}{where}, in order{more}:\n" + "\n".join(lines)
                 if lines else f"{record.name} has no section headings{where}.")
         return {"messages": [AIMessage(text)], "evidence": units, "units": units,
                 "document_answered": True}
