@@ -27,7 +27,7 @@ LABEL = re.compile(r"\[([^\[\]]+?)\]")
 
 
 def _sentences(answer: str) -> list[tuple[str, list[str]]]:
-    """Each sentence with the source labels it cites (``guide.pdf, p. 9``).
+    """Each sentence with the source labels it cites (``guide.pdf, p. 9``, or ``#2``).
 
     Each label becomes a number first, so the claim checker's own splitter reads them.
     """
@@ -37,15 +37,25 @@ def _sentences(answer: str) -> list[tuple[str, list[str]]]:
         labels.append(match.group(1))
         return f"[{len(labels)}]"
 
-    numbered = LABEL.sub(number, answer)
+    # an answer written from units already cites by number: [n] is its n-th source
+    numbered = answer if re.search(r"\[\d+\]", answer) else LABEL.sub(number, answer)
+    if numbered is answer:
+        return [(strip_citations(sentence), [f"#{n}" for n in cited])
+                for sentence, cited in split_claims(answer)]
     return [(strip_citations(sentence), [labels[n - 1] for n in cited if 1 <= n <= len(labels)])
             for sentence, cited in split_claims(numbered)]
 
 
 def _passages(record: dict[str, Any], labels: list[str]) -> list[str]:
     """The passages of the record's sources that the labels name (by document and pages)."""
-    found = []
-    for source in record.get("sources") or []:
+    found: list[str] = []
+    sources = list(record.get("sources") or [])
+    for label in labels:  # "#n": the answer's n-th source
+        if label.startswith("#") and label[1:].isdigit() and 0 < int(label[1:]) <= len(sources):
+            passage = str(sources[int(label[1:]) - 1].get("passage") or "").strip()
+            if passage and passage not in found:
+                found.append(passage)
+    for source in sources:
         name = str(source.get("document_name") or "")
         where = f"{name}, {source.get('pages')}" if source.get("pages") else name
         if any(label.startswith(where) or label == name for label in labels):
@@ -66,6 +76,16 @@ def _retrieved(record: dict[str, Any]) -> list[str]:
     return texts
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def _same(text: str, other: str) -> bool:
+    """The same passage cut or formatted differently (most of the shorter one's words)."""
+    a, b = _words(text), _words(other)
+    return bool(a and b) and len(a & b) >= 0.8 * min(len(a), len(b))
+
+
 def pairs(record: dict[str, Any], embedder: Any) -> list[dict[str, Any]]:
     """The record's pairs: each cited claim with what it cites and with the best other."""
     if abstained(record.get("answer") or ""):
@@ -76,7 +96,7 @@ def pairs(record: dict[str, Any], embedder: Any) -> list[dict[str, Any]]:
         cited = _passages(record, labels)
         if not cited:
             continue
-        others = [t for t in _retrieved(record) if t not in cited]
+        others = [t for t in _retrieved(record) if not any(_same(t, c) for c in cited)]
         groups = [("cited", cited)]
         if others:
             scored = [(check_claim(claim, [1], [t], embedder, question=question).score, t)
