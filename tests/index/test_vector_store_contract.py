@@ -293,3 +293,26 @@ def test_every_engine_gives_the_embedded_ranking_and_scores(
     finally:
         edge.close()
         server.close()
+
+
+def test_equal_fused_scores_come_in_child_id_order_every_time(store: VectorStore) -> None:
+    # c2 is first by dense and second by BM25, c1 the other way round: equal fused scores
+    texts = {"doc-t-c2": "The kettle sits on the old stove in the corner of the cold kitchen.",
+             "doc-t-c1": "Kettle, kettle."}
+    children = [Child(child_id=cid, parent_id="doc-t-p0", document_id="doc-t", position=n,
+                      text=text, heading_path=[], page_start=None, page_end=None)
+                for n, (cid, text) in enumerate(texts.items())]
+    leaning = _dense(0)
+    leaning[1] = 1.0
+    store.ensure("ties", DIM)
+    store.upsert("ties", children, [_dense(0), leaning],
+                 [BM25.encode_document(c.text) for c in children], "doc-t.md")
+    query = (_dense(0), BM25.encode_query("kettle"))
+    assert [h.payload["child_id"] for h in store.query("ties", "dense", 2, *query)] == [
+        "doc-t-c2", "doc-t-c1"]
+    assert [h.payload["child_id"] for h in store.query("ties", "bm25", 2, *query)] == [
+        "doc-t-c1", "doc-t-c2"]
+    for _ in range(20):
+        hits = store.query("ties", "hybrid", 2, *query)
+        assert [h.payload["child_id"] for h in hits] == ["doc-t-c1", "doc-t-c2"]
+        assert hits[0].score == hits[1].score

@@ -38,6 +38,7 @@ from archivist.index.vectors import (
     VectorStoreUnreadable,
     child_payload,
     point_id,
+    ranked,
 )
 from archivist.settings import SearchMode
 from archivist.types import Child
@@ -285,7 +286,7 @@ class EdgeVectorStore:
         planned = [r for r in requests if r is not None]
         results = iter(shard.query_batch(qe.QueryBatchRequest(planned)) if planned else [])
         return [
-            [VectorHit(dict(p.payload or {}), float(p.score)) for p in next(results)]
+            ranked([VectorHit(dict(p.payload or {}), float(p.score)) for p in next(results)])
             if r is not None
             else []
             for r in requests

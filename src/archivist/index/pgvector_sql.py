@@ -22,7 +22,7 @@ from psycopg import sql
 
 from archivist.index.edge_config import GRAPH_EF_CONSTRUCT, GRAPH_M
 from archivist.index.sparse import SparseVector
-from archivist.index.vectors import UNSEARCHED_KINDS, VectorHit
+from archivist.index.vectors import UNSEARCHED_KINDS, VectorHit, ranked
 
 _KINDS = ", ".join(f"'{kind}'" for kind in UNSEARCHED_KINDS)
 #: Literal, not a parameter: the planner must see that it implies the graph index's predicate.
@@ -134,4 +134,4 @@ def hit_lists(rows: Sequence[tuple[Any, ...]], lists: int) -> list[list[VectorHi
     out: list[list[VectorHit]] = [[] for _ in range(lists)]
     for row in rows:
         out[int(row[0])].append(VectorHit(dict(row[1]), float(row[2])))
-    return [sorted(hits, key=lambda hit: -hit.score) for hits in out]
+    return [ranked(hits) for hits in out]

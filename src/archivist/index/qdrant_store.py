@@ -25,6 +25,7 @@ from archivist.index.vectors import (
     VectorHit,
     child_payload,
     point_id,
+    ranked,
 )
 from archivist.settings import SearchMode
 from archivist.types import Child
@@ -187,7 +188,8 @@ class QdrantServerStore:
             self.client.query_batch_points(self.name(collection), planned) if planned else []
         )
         return [
-            [VectorHit(dict(p.payload or {}), float(p.score)) for p in next(responses).points]
+            ranked([VectorHit(dict(p.payload or {}), float(p.score))
+                    for p in next(responses).points])
             if r is not None
             else []
             for r in requests

@@ -168,6 +168,15 @@ def child_payload(child: Child, document_name: str) -> dict[str, Any]:
     }
 
 
+def ranked(hits: Sequence[VectorHit]) -> list[VectorHit]:
+    """Best first, equal scores in child id order.
+
+    Every engine, and every run, then orders ties alike (Qdrant's fusion orders equal fused
+    scores differently from one search to the next).
+    """
+    return sorted(hits, key=lambda hit: (-hit.score, str(hit.payload.get("child_id", ""))))
+
+
 def rrf(lists: Sequence[Sequence[VectorHit]], limit: int) -> list[VectorHit]:
     """Reciprocal rank fusion, as Qdrant computes it: the sum of ``1 / (k + rank)``, rank from 0."""
     fused: dict[str, VectorHit] = {}
@@ -180,4 +189,4 @@ def rrf(lists: Sequence[Sequence[VectorHit]], limit: int) -> list[VectorHit]:
                 fused[key] = VectorHit(hit.payload, score)
             else:
                 seen.score += score
-    return sorted(fused.values(), key=lambda hit: -hit.score)[:limit]
+    return ranked(list(fused.values()))[:limit]
