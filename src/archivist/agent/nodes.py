@@ -78,7 +78,8 @@ class ConversationNodes:
         self.documents = documents or list
         self.embedder = embedder
         self.fast_llm = fast_llm or llm
-        self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile)
+        self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile,
+                                          max_tokens=policy.analysis_tokens)
         self.web_enabled = web_enabled
         self.strategy = strategy or choose_strategy(settings)
         self.memory_turns = settings.memory_turns

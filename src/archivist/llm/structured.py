@@ -5,6 +5,8 @@
 :func:`prompted_json` (the schema described in the prompt, the reply's first JSON object
 parsed) for a ``prompted`` one. :func:`invoke_structured` asks once, and once more with the
 parse error shown to the model, then returns ``None`` so that the caller degrades.
+``max_tokens`` caps the reply at what the schema's output needs (:func:`reply_capped`): a
+small model that loops inside the JSON then stops there, not at its whole reply cap.
 """
 
 from __future__ import annotations
@@ -34,15 +36,41 @@ Reply again, exactly in the requested structured format, with nothing else."""
 Report = Callable[[str, str], None]
 
 
+#: The fields that cap a reply's length, by LangChain's names: ``max_tokens`` (OpenAI,
+#: Anthropic, the local model), ``num_predict`` (Ollama), ``max_output_tokens`` (Google).
+_CAP_FIELDS = ("max_tokens", "num_predict", "max_output_tokens")
+
+
+def reply_capped(llm: BaseChatModel, max_tokens: int | None) -> BaseChatModel:
+    """A copy of ``llm`` whose replies stop after ``max_tokens`` (a lower cap of its own kept).
+
+    ``None``, or a model with no cap field (the scripted model): ``llm`` as it is.
+    """
+    if max_tokens is None:
+        return llm
+    fields = type(llm).model_fields
+    update: dict[str, Any] = {}
+    for name in _CAP_FIELDS:
+        if name in fields:
+            current = getattr(llm, name, None)
+            update[name] = max_tokens if current is None else min(int(current), max_tokens)
+    extra = getattr(llm, "extra_body", None)  # OpenAI-compatible servers read it too
+    if update and isinstance(extra, dict) and extra.get("max_tokens"):
+        update["extra_body"] = {**extra, "max_tokens": min(int(extra["max_tokens"]), max_tokens)}
+    return llm.model_copy(update=update) if update else llm
+
+
 def structured_output(
-    llm: BaseChatModel, schema: type[M], profile: ModelProfile = DEFAULT_PROFILE
+    llm: BaseChatModel, schema: type[M], profile: ModelProfile = DEFAULT_PROFILE,
+    max_tokens: int | None = None,
 ) -> Runnable[Any, Any]:
     """A runnable returning ``{"raw", "parsed", "parsing_error"}`` for ``schema``.
 
     The method comes from ``profile.structured``: ``native`` uses the provider's
     ``with_structured_output(schema, include_raw=True)``; ``prompted`` uses
-    :func:`prompted_json`.
+    :func:`prompted_json`. ``max_tokens`` (None: the model's own cap) bounds the reply.
     """
+    llm = reply_capped(llm, max_tokens)
     if profile.structured == "prompted":
         return prompted_json(llm, schema)
     return llm.with_structured_output(schema, include_raw=True)
@@ -72,12 +100,30 @@ def prompted_json(llm: BaseChatModel, schema: type[M]) -> Runnable[Any, Any]:
     return RunnableLambda(call, name=f"{schema.__name__}Prompted")
 
 
+#: How providers say a reply stopped at its token cap (``finish_reason``: OpenAI, the local
+#: model, Google; ``done_reason``: Ollama; ``stop_reason``: Anthropic).
+_CUT = {("finish_reason", "length"), ("finish_reason", "MAX_TOKENS"),
+        ("done_reason", "length"), ("stop_reason", "max_tokens")}
+
+
+def cut_at_cap(raw: Any) -> bool:
+    """Whether a reply stopped at its token cap (its JSON is then unfinished)."""
+    metadata = getattr(raw, "response_metadata", None) or {}
+    return any(str(metadata.get(key)) == value for key, value in _CUT)
+
+
 def unpack(result: Any, schema: type[M]) -> tuple[M | None, str]:
-    """The parsed object, or ``None`` and why it could not be parsed (one line)."""
+    """The parsed object, or ``None`` and why it could not be parsed (one line).
+
+    A reply cut at its token cap is not used, even when a lenient parser made something
+    of its unfinished JSON (a string repeating itself until the cap, say).
+    """
     if isinstance(result, schema):
         return result, ""
     if not isinstance(result, dict):
         return None, f"unexpected reply type {type(result).__name__}"
+    if cut_at_cap(result.get("raw")):
+        return None, "the reply was cut at its token cap"
     parsed = result.get("parsed")
     if isinstance(parsed, schema):
         return parsed, ""

@@ -63,6 +63,12 @@ class Policy:
     document_read_tokens: int = 0
     #: tokens of section summaries the whole-document answer is written from (0: all)
     document_answer_tokens: int = 12000
+    #: reply cap of the analysis call (which rewrites the question); None: the model's own
+    #: cap. Measured with the Qwen2.5 tokenizer, an analysis is 29-52 tokens, and 237-256
+    #: with every field filled (three 31-word sub-questions, a clarification, a 40-word
+    #: reply). A small model looping inside the JSON stops there, not after the 1,024 tokens
+    #: of its whole reply cap (about 40 s at 26 tokens/s).
+    analysis_tokens: int | None = None
 
 
 #: Every small-model check.
@@ -71,6 +77,7 @@ SMALL = Policy(
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
     attribute_uncited=True, abstain_in_code=True, answer_on_subject=True, compose_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
+    analysis_tokens=320,
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
 CAPABLE = Policy()
