@@ -100,6 +100,28 @@ def test_two_bad_queries_fall_back_to_the_text_path(make_service,
     assert [t.name for t in again] == ["segments"] and again[0].row_count == 4
 
 
+def test_an_answer_its_query_result_does_not_back_falls_back_to_the_passages(
+    make_service, table_library: Application,
+) -> None:
+    # the query fetched what was not asked (a sum of profits for a question about staff,
+    # as the 1.5B summed shares for "how many employees"); the writer states it anyway
+    def reply(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        system = str(messages[0].content)
+        if "SQLite SELECT query" in system:
+            return "SELECT SUM(contribution_profit) FROM segments"
+        if "result\nof the SQL query" in system:
+            return "About 2,755,026 people work for the company."
+        return None
+
+    llm = ScriptedChatModel(rules=[reply])
+    events = run(make_service(llm, library=table_library),
+                 "How many people work in the domestic DVD segment?")
+    assert steps(events, "sql")
+    (fallback,) = steps(events, "table_fallback")
+    assert "does not say what the query's result shows" in fallback["detail"]
+    assert "2,755,026" not in done(events)["answer"]
+
+
 def test_the_table_path_can_be_switched_off(make_service,
                                             table_library: Application) -> None:
     llm = table_model("SELECT 1")

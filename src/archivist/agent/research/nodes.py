@@ -88,7 +88,8 @@ class ResearchNodes:
             write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
             else prompts.WRITE_UNITS_SYSTEM,
         )
-        self.table_path = TablePath(llm, retriever) if settings.table_queries else None
+        self.table_path = (TablePath(llm, retriever, embedder) if settings.table_queries
+                           else None)
         self.document_path = DocumentPath(llm, retriever, policy)
         self.max_tool_calls = settings.max_tool_calls
         self.max_iterations = settings.max_iterations

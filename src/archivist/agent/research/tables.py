@@ -21,9 +21,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
+from archivist.agent.claims import check_claim, split_claims
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
+from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote
@@ -125,9 +127,11 @@ def _grid(columns: list[str], rows: list[list[Any]]) -> str:
 class TablePath:
     """Runs the table path of one sub-question (a node of the research graph)."""
 
-    def __init__(self, llm: BaseChatModel, retriever: Retriever) -> None:
+    def __init__(self, llm: BaseChatModel, retriever: Retriever,
+                 embedder: QueryEmbedder | None = None) -> None:
         self.llm = llm
         self.retriever = retriever
+        self.embedder = embedder
         self.source = retriever if isinstance(retriever, TableSource) else None
 
     def applies(self, question: str, evidence: list[Evidence]) -> bool:
@@ -188,12 +192,29 @@ class TablePath:
                 result=quote_data(shown), question=question)),
         ])
         items = [self._evidence(t, index, query, shown) for t in used]
-        text = message_text(reply.content).strip() or f"The query returned:\n{shown}"
+        written = message_text(reply.content).strip()
+        if written and not self._supported(question, written, items):
+            emit_step(StepKind.TABLE_FALLBACK, "the answer does not say what the query's result "
+                      "shows: answering from the passages", sub_question=index)
+            return {"table_tried": True}
+        text = written or f"The query returned:\n{shown}"
         cited = "; ".join(f"{e['document_name']}, {e['pages']}".rstrip(", ") for e in items)
         if cited and "[" not in text:
             text = f"{text} [{cited}]"
         return {"messages": [AIMessage(text)], "evidence": items, "table_tried": True,
                 "table_answered": True}
+
+    def _supported(self, question: str, answer: str, items: list[Evidence]) -> bool:
+        """Whether a sentence of the answer is backed by the query and its result.
+
+        The same check as every written sentence (``claims.py``): its numbers and names
+        in the result, and the support score. A query that fetched the wrong row (shares
+        for a question about employees) gives an answer its result does not back.
+        """
+        units = [str(item.get("text", "")) for item in items]
+        cited = list(range(1, len(units) + 1))
+        return any(check_claim(sentence, cited, units, self.embedder, question=question).supported
+                   for sentence, _ in split_claims(answer))
 
     def _query(self, question: str, described: str, tables: list[StoredTable],
                index: int) -> tuple[SqlResult | None, str]:
