@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
 from archivist.app.server_file import running_server
 from archivist.application import Application
+from archivist.events import CheckedClaim
 from archivist.index.search import SearchRequest
 from archivist.settings import MAX_SEARCH_K, SEARCH_MODES_TEXT, SearchMode, Settings
 
@@ -79,6 +80,10 @@ class AskResult(BaseModel):
     answer: str = Field(description="The answer, or the question to put to the user.")
     status: str = Field(description="answered, clarification or retrieval_only.")
     sources: list[Citation]
+    claims: list[CheckedClaim] = Field(default_factory=list, description=(
+        "Each sentence of the answer checked against the sources it cites (citations number "
+        "the sources, from 1); supported false marks a sentence they do not support, and "
+        "reason says why. Tell the user which sentences are unsupported."))
     thread_id: str = Field(description="Pass it back to continue this conversation.")
 
 
@@ -144,6 +149,7 @@ def build_server(application: Application | RemoteApplication) -> Any:
             thread_id=result.thread_id,
             sources=[Citation(document=s.document_name, document_id=s.document_id,
                               pages=s.pages, label=s.label()) for s in result.sources],
+            claims=[CheckedClaim(**c) for c in result.claims],
         )
 
     @server.tool()
