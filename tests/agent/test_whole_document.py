@@ -128,6 +128,9 @@ def test_the_headings_come_from_the_catalog_with_no_model_call(
     for heading in ("Watering", "Pests", "Harvest", "Visitors"):  # one level down
         assert re.search(rf"^  - {heading}( \[\d+\])?$", answer, re.MULTILINE), answer
     assert set(source_names(events)) == {"handbook.md"}
+    top = done(run(make_service(llm, library=library, checks=SMALL),
+                   "What chapters does handbook.md have?"))["answer"]
+    assert "Greenhouse handbook" in top and "Watering" not in top and llm.calls == []
 
 
 def test_a_question_naming_a_document_searches_within_it(

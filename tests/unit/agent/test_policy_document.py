@@ -25,6 +25,9 @@ def test_summaries_headings_and_sections_are_told_apart() -> None:
     assert ask is not None and ask.kind == "summary" and not ask.focus
     heads = whole_document("List every section heading in R-intro.pdf", NAMES)
     assert heads is not None and heads.kind == "headings" and not heads.focus
+    assert not heads.top_level
+    chapters = whole_document("What chapters does R-intro.pdf have?", NAMES)
+    assert chapters is not None and chapters.kind == "headings" and chapters.top_level
     risks = whole_document("What does the Risk Factors section of NETFLIX_2017_10K.pdf "
                            "cover?", NAMES)
     assert risks is not None and risks.kind == "summary" and risks.focus == {"risk", "factor"}

@@ -39,6 +39,8 @@ _HEADINGS = re.compile(
     r"\b(?:headings?|sections|chapters|parts|items|outline|structure)\b|"
     r"\btable of contents\b|\bhow is\b[^?]*\b(?:organi[sz]ed|structured)\b",
     re.IGNORECASE)
+_TOP_LEVEL = re.compile(r"\b(?:chapters?|top[- ]level|main (?:sections|headings|parts))\b",
+                        re.IGNORECASE)
 _LIST_ALL = re.compile(r"\blist (?:all|every|each)\b", re.IGNORECASE)
 _COVERS = re.compile(
     r"\bwhat (?:does|do|is|are)\b[^?]*\b(?:cover|covers|covered|discuss|discussed|about|"
@@ -66,6 +68,7 @@ class DocumentAsk:
     document: str  # the document's file name, as the catalog has it
     kind: str  # HEADINGS or SUMMARY
     focus: frozenset[str] = field(default_factory=frozenset)
+    top_level: bool = False  # "List the chapters of X": the first level of headings only
 
 
 def _stem(word: str) -> str:
@@ -122,4 +125,5 @@ def whole_document(question: str, names: Sequence[str]) -> DocumentAsk | None:
         kind = SUMMARY
     else:
         return None
-    return DocumentAsk(document=document, kind=kind, focus=focus_words(question, document))
+    return DocumentAsk(document=document, kind=kind, focus=focus_words(question, document),
+                       top_level=kind == HEADINGS and bool(_TOP_LEVEL.search(question)))

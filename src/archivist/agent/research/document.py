@@ -146,19 +146,20 @@ class DocumentPath:
         emit_step(StepKind.DOCUMENT, f"{record.name}: {ask.kind} of {len(parents)} "
                   f"sections{where}", document=record.name, sub_question=index)
         if ask.kind == HEADINGS:
-            return self._headings(record, parents, heading, index)
+            return self._headings(record, parents, heading, index, ask.top_level)
         return self._summary(question, ask, record, parents, index)
 
     # --- headings: from the catalog, no model call ------------------------------------
     def _headings(self, record: DocumentRecord, parents: list[Parent], heading: list[str],
-                  index: int) -> dict[str, Any]:
-        """Every heading under ``heading``, indented by level, each cited to its first page."""
+                  index: int, top_level: bool = False) -> dict[str, Any]:
+        """Every heading under ``heading`` (or its first level), indented, each cited."""
         title = document_title(record.title, record.name)
         tree: dict[tuple[str, ...], Parent] = {}
         for path, parent in section_paths(parents):
             if path[: len(heading)] != heading:
                 continue
-            for depth in range(len(heading) + 1, len(path) + 1):
+            deepest = len(heading) + 1 if top_level else len(path)
+            for depth in range(len(heading) + 1, min(deepest, len(path)) + 1):
                 tree.setdefault(tuple(path[:depth]), parent)
         units = []
         lines = []
