@@ -1,8 +1,8 @@
 # Archivist alone: the API, the web UI and the MCP server. No LLM and no vector database
 # live in this image; point it at them with settings (see docker-compose.yml):
-#   ARCHIVIST_QDRANT_URL       a Qdrant server (empty = embedded Qdrant in /data)
-#   ARCHIVIST_DATABASE_URL     PostgreSQL for every table and (pgvector) the vectors
-#   ARCHIVIST_OLLAMA_BASE_URL  an Ollama server (or ARCHIVIST_LLM=openai:... etc.)
+#   ARCHIVIST_STORAGE__QDRANT_URL    a Qdrant server (empty = embedded Qdrant in /data)
+#   ARCHIVIST_STORAGE__DATABASE_URL  PostgreSQL for every table and (pgvector) the vectors
+#   ARCHIVIST_LLM__OLLAMA_BASE_URL   an Ollama server (or ARCHIVIST_LLM__MODEL=openai:... etc.)
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -10,8 +10,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     HF_HUB_OFFLINE=1 \
     ARCHIVIST_DATA_DIR=/data \
-    ARCHIVIST_HOST=0.0.0.0 \
-    ARCHIVIST_PORT=8000
+    ARCHIVIST_SERVER__HOST=0.0.0.0 \
+    ARCHIVIST_SERVER__PORT=8000
 
 WORKDIR /app
 

@@ -74,7 +74,7 @@ docs: install
 
 # Answers with the local 1.5B model by default; LLM=scripted (no model), or any provider.
 demo: install $(if $(filter local%,$(LLM)),install-local)
-	HF_HUB_OFFLINE=1 ARCHIVIST_LLM=$(LLM) $(BIN)/python -m archivist.app.demo --workdir $(DEMO)
+	HF_HUB_OFFLINE=1 ARCHIVIST_LLM__MODEL=$(LLM) $(BIN)/python -m archivist.app.demo --workdir $(DEMO)
 
 bench: install-all
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/run_all.py

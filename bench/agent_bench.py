@@ -121,7 +121,7 @@ def llm_calls(library: Application, settings: Settings) -> dict[str, int]:
     results: dict[str, int] = {}
 
     def calls(name: str, llm: ScriptedChatModel, turns: list[str], **update: Any) -> None:
-        service = BenchService(library, llm, settings.model_copy(update=update))
+        service = BenchService(library, llm, settings.with_values(agent=update))
         thread = None
         total = 0
         for message in turns:
@@ -208,7 +208,7 @@ def main() -> None:
         docs.mkdir()
         for name, text in CORPUS.items():
             (docs / name).write_text(text, encoding="utf-8")
-        settings = Settings(data_dir=Path(tmp) / "lib", llm="scripted")
+        settings = Settings(data_dir=Path(tmp) / "lib", llm={"model": "scripted"})
         with Application(settings) as library:
             library.ingest.files([docs])
             report = {

@@ -1,6 +1,6 @@
 """Run several ``eval answers`` systems on the same items, item by item, in one process.
 
-Usage (settings such as ``ARCHIVIST_LLM`` come from the environment, as for the CLI)::
+Usage (settings such as ``ARCHIVIST_LLM__MODEL`` come from the environment, as for the CLI)::
 
     python bench/answers_compare.py DATASET --collection pdfs --data-dir DIR --out OUT \\
         --limit 20 closed-book naive agent:pipeline agent:tools agent@table_queries=false

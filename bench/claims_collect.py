@@ -1,6 +1,6 @@
 """Collect (claim, evidence) pairs from real agent runs, for labelling by hand.
 
-Usage (``ARCHIVIST_LLM=local``, ``ARCHIVIST_STRATEGY=pipeline`` from the environment)::
+Usage (``ARCHIVIST_LLM__MODEL=local``, ``ARCHIVIST_AGENT__STRATEGY=pipeline`` from the environment)::
 
     python bench/claims_collect.py QUESTIONS --data-dir DIR --out pairs.jsonl \\
         [--files F ...] [--beir DIR] [--limit N] [--skip N]
@@ -66,11 +66,11 @@ def _write_only(app: Any, question: str, collection: str | None) -> list[dict[st
 
     settings = app.settings
     tools = {t.name: t for t in make_tools(app.searcher.retriever(collection),
-                                           settings.tool_result_hits)}
+                                           settings.agent.tool_result_hits)}
     call = {"name": SEARCH, "args": {"query": question}, "id": "s", "type": "tool_call"}
     hits = list(tools[SEARCH].invoke(call).artifact or [])
     parents: list[Any] = []
-    budget = settings.pipeline_read_chars
+    budget = settings.agent.pipeline_read_chars
     for hit in hits:
         if hit["parent_id"] in {p["parent_id"] for p in parents}:
             continue

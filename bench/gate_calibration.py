@@ -83,7 +83,7 @@ def main() -> None:
         {"collection": args.collection} if args.collection else {}))
     runs = []
     with open_application(settings) as app:
-        k = app.settings.tool_result_hits
+        k = app.settings.agent.tool_result_hits
         for item in items:
             hits = app.searcher.search(item["question"], k=k, mode=args.mode)
             evidence = [hit_evidence(h) for h in hits]

@@ -99,7 +99,7 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="archivist-bench-"))
     graph: dict[str, float] = {}
     try:
-        library = Application(Settings(data_dir=workdir, entity_graph=args.graph))
+        library = Application(Settings(data_dir=workdir, index={"entity_graph": args.graph}))
         library.store.embedder.embed_query("warm up")  # model load is not ingest time
         if args.graph:
             library.store.graph_indexer.extractor.extract(["Warm up."])  # nor spaCy's

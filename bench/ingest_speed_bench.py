@@ -79,7 +79,7 @@ def archivist_ingest(
     and the fingerprint of the chunks it stored."""
     workdir = Path(tempfile.mkdtemp(prefix="archivist-speed-"))
     try:
-        settings = Settings(data_dir=workdir, ocr="off", embedding_backend=backend)  # type: ignore[arg-type]
+        settings = Settings(data_dir=workdir, index={"ocr": "off", "embedding_backend": backend})  # type: ignore[arg-type]
         with Application(settings) as library:
             library.store.embedder.embed_query("warm up")  # model load is not ingest time
             started, cpu = time.perf_counter(), cpu_seconds()

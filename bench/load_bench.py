@@ -179,8 +179,11 @@ def main() -> int:
     n = args.conversations
 
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), llm="scripted",
-                            api_keys=",".join(KEYS) if args.keys else "")
+        settings = Settings(
+            data_dir=Path(tmp),
+            llm={"model": "scripted"},
+            server={"api_keys": ",".join(KEYS) if args.keys else ""},
+        )
         app = create_app(Application(settings), ui=False, close_application=True)
         sock = bind("127.0.0.1", 0)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))

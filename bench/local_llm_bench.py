@@ -54,8 +54,11 @@ def _agent_answer(spec: str) -> dict[str, Any]:
         docs = Path(tmp) / "docs"
         docs.mkdir()
         (docs / "tea.md").write_text("# Brewing green tea\n\n" + PASSAGE, encoding="utf-8")
-        settings = Settings(data_dir=Path(tmp) / "lib", llm=spec, strategy="pipeline",
-                            llm_max_tokens=256)
+        settings = Settings(
+            data_dir=Path(tmp) / "lib",
+            llm={"model": spec, "max_tokens": 256},
+            agent={"strategy": "pipeline"},
+        )
         with Application(settings) as application:
             application.ingest.files([docs])
             service = AgentService(application.searcher, settings,
@@ -75,7 +78,7 @@ def main() -> int:
     parser.add_argument("--no-agent", action="store_true")
     args = parser.parse_args()
     spec = f"local:{args.model}"
-    settings = Settings(llm=spec, llm_max_tokens=64, temperature=0.0)
+    settings = Settings(llm={"model": spec, "max_tokens": 64, "temperature": 0.0})
     model = make_chat_model(settings)
     figures: dict[str, Any] = {"model": spec, "load_before": os.getloadavg()}
 
@@ -93,7 +96,7 @@ def main() -> int:
         list(pool.map(lambda n: model.invoke(f"Write one sentence about tea number {n}."),
                       range(3)))
     figures["three_concurrent_s"] = time.perf_counter() - started
-    figures["slots"] = settings.local_parallel
+    figures["slots"] = settings.llm.local_parallel
     if not args.no_agent:
         figures["agent"] = _agent_answer(spec)
     figures["load_after"] = os.getloadavg()

@@ -293,7 +293,7 @@ def main() -> int:
             points = list(edge_points(shard_dir, max(sizes)))
         results["dense_vectors"] = "synthetic" if args.synthetic else "all-MiniLM-L6-v2"
         dimension = len(points[0][1])
-        k = Settings().search_k
+        k = Settings().index.search_k
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pgvec-bench-")))
         pg = PgVectorStore(url)
         stack.callback(pg.close)

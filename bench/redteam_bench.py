@@ -47,7 +47,10 @@ def main() -> int:
         for path in sorted(REDTEAM.glob("[0-9][0-9]-*.md")):
             name = HOSTILE_NAME if path.name.startswith("10-") else path.name
             shutil.copyfile(path, docs / name)
-        settings = Settings(data_dir=Path(tmp) / "lib", llm=args.model, llm_max_tokens=200)
+        settings = Settings(data_dir=Path(tmp) / "lib", llm={
+            "model": args.model,
+            "max_tokens": 200,
+        })
         with Application(settings) as application:
             application.ingest.files([docs])
             names = {d.name for d in application.store.documents()}

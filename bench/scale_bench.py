@@ -98,7 +98,7 @@ def open_application(data_dir: Path, engine: str):  # type: ignore[no-untyped-de
     from archivist.application import Application
     from archivist.settings import Settings
 
-    settings = Settings(data_dir=data_dir, embedding_model=SyntheticEmbedder.name)
+    settings = Settings(data_dir=data_dir, index={"embedding_model": SyntheticEmbedder.name})
     if engine == "legacy":
         from qdrant_client import QdrantClient
 
@@ -158,7 +158,7 @@ def run_one(
     first_query_ms = (time.perf_counter() - started) * 1000
     hybrid, agent = [], []
     retriever = searcher.retriever()
-    agent_k = application.settings.tool_result_hits
+    agent_k = application.settings.agent.tool_result_hits
     for text in texts:
         t0 = time.perf_counter()
         searcher.search(text, k=5)

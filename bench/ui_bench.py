@@ -63,7 +63,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="archivist-ui-bench-"))
-    settings = Settings(data_dir=root / "lib", llm="scripted", api_keys=KEY)
+    settings = Settings(data_dir=root / "lib", llm={"model": "scripted"}, server={"api_keys": KEY})
     library = Application(settings)
     library.ingest.files([make_pdf(root / "zephyr-manual.pdf")])
     sock = bind("127.0.0.1", 0)

@@ -43,7 +43,7 @@ def _default_llm_named() -> Iterator[None]:
     Module- and session-scoped libraries are built before any function-scoped fixture.
     """
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ARCHIVIST_LLM", OLLAMA_FALLBACK_LLM)
+        patch.setenv("ARCHIVIST_LLM__MODEL", OLLAMA_FALLBACK_LLM)
         yield
 
 
@@ -53,12 +53,12 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
     The default LLM depends on what the machine has fetched (the local model when it is
     cached): every test names the Ollama fallback, so that a test behaves the same on
-    every machine; the tests of the default itself drop ``ARCHIVIST_LLM``.
+    every machine; the tests of the default itself drop ``ARCHIVIST_LLM__MODEL``.
     """
     for key in list(os.environ):
         if key.startswith("ARCHIVIST_") and key not in _KEPT_VARIABLES:
             monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("ARCHIVIST_LLM", OLLAMA_FALLBACK_LLM)
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", OLLAMA_FALLBACK_LLM)
     monkeypatch.setenv("ARCHIVIST_CONFIG", "")  # empty: no file is read
 
 

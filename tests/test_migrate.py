@@ -19,7 +19,7 @@ from archivist.storage import Database
 def test_a_library_is_copied_with_its_vectors_conversations_and_feedback(
     tmp_path: Path, embedder, postgres_url: str,
 ) -> None:
-    settings = Settings(data_dir=tmp_path / "library", llm="scripted")
+    settings = Settings(data_dir=tmp_path / "library", llm={"model": "scripted"})
     with Application(settings, embedder=embedder) as library:
         library.ingest.files([write_corpus(tmp_path / "docs")])
         answer = library.agent.ask("How do I install PostgreSQL?")

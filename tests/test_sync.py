@@ -188,8 +188,10 @@ def test_the_server_keeps_its_watched_folder_in_sync(
     folder = tmp_path / "watched"
     folder.mkdir()
     (folder / "first.md").write_text(note("First", "Present before the server starts."))
-    settings = Settings(data_dir=tmp_path / "lib", sync_folders=str(folder),
-                        sync_interval_s=0.2)
+    settings = Settings(
+        data_dir=tmp_path / "lib",
+        server={"sync_folders": str(folder), "sync_interval_s": 0.2},
+    )
     library = Application(settings, embedder=embedder)
     try:
         with served(create_app(library, ui=False)) as url, httpx.Client(
@@ -202,8 +204,7 @@ def test_the_server_keeps_its_watched_folder_in_sync(
             wait_until(lambda: listed() == {"first.md", "second.md"})
             (folder / "first.md").unlink()
             wait_until(lambda: listed() == {"second.md"})
-        library.settings = settings.model_copy(
-            update={"sync_folders": str(tmp_path / "missing")})
+        library.settings = settings.with_values(server={"sync_folders": str(tmp_path / "missing")})
         with pytest.raises(ArchivistError, match="missing"):
             create_app(library, ui=False)
     finally:

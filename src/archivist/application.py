@@ -49,7 +49,7 @@ class Application:
     ) -> None:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.database = open_database(settings.database_url, settings.data_dir)
+        self.database = open_database(settings.storage.database_url, settings.data_dir)
         try:
             self.store = DocumentStore(settings, self.database, embedder=embedder,
                                        vectors=vectors)
@@ -59,7 +59,7 @@ class Application:
         self.turns = TurnLog(self.database)
         self._llm = llm
         self._rerank_llm: BaseChatModel | None = None
-        reranker = RerankerSlot(settings.rerank_model, self._fast_llm, self._fast_profile)
+        reranker = RerankerSlot(settings.index.rerank_model, self._fast_llm, self._fast_profile)
         self.searcher = HybridSearcher(self.store, reranker if reranker.enabled else None)
         self._ingest: IngestPipeline | None = None
         self._contexts: ContextCache | None = None
@@ -81,7 +81,7 @@ class Application:
                 from archivist.ingest import IngestPipeline
 
                 contextualizer = None
-                if self.settings.contextualize == "llm":
+                if self.settings.index.contextualize == "llm":
                     from archivist.contextualize import ContextCache, Contextualizer
 
                     self._contexts = ContextCache(self.database)
@@ -101,13 +101,13 @@ class Application:
             return self._agent
 
     def agent_with(self, **overrides: Any) -> AgentService:
-        """An agent service whose settings differ by ``overrides`` (e.g. ``strategy``).
+        """An agent service whose settings differ by ``overrides`` (``agent={"strategy": ...}``).
 
         It shares the default service's model and is closed with the application; with no
         change it is the default service itself.
         """
         default = self.agent
-        settings = self.settings.model_copy(update=overrides)
+        settings = self.settings.with_values(**overrides)
         if settings == self.settings:
             return default
         from archivist.agent.service import AgentService
@@ -118,7 +118,7 @@ class Application:
         return service
 
     def _fast_llm(self) -> BaseChatModel:
-        """The model for reranking: the injected one, else ``llm_fast`` or ``llm``."""
+        """The model for reranking: the injected one, else ``llm.fast_model`` or ``llm``."""
         with self._lock:
             if self._llm is not None:
                 return self._llm

@@ -66,10 +66,10 @@ class IngestPipeline:
         self.store = store
         self.contextualizer = contextualizer
         self.sizes = ChunkSizes.of(settings)
-        self.ocr: OcrMode = settings.ocr
-        self.layout = settings.pdf_layout
-        self.workers = settings.ingest_workers
-        self.entity_graph = settings.entity_graph
+        self.ocr: OcrMode = settings.index.ocr
+        self.layout = settings.index.pdf_layout
+        self.workers = settings.index.ingest_workers
+        self.entity_graph = settings.index.entity_graph
 
     def files(
         self,

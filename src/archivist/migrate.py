@@ -52,12 +52,12 @@ def migrate_library(settings: Settings, target_url: str,
                     progress: Progress | None = None) -> MigrationReport:
     """Copy the embedded library of ``settings`` into the PostgreSQL database ``target_url``."""
     say = progress or (lambda _line: None)
-    if not is_embedded(settings.database_url):
+    if not is_embedded(settings.storage.database_url):
         raise ArchivistError("migrate copies an embedded library; this one's database_url "
                              "already names a server")
     if is_embedded(target_url):
         raise ArchivistError("--to: give a postgresql:// database to copy the library into")
-    source = open_database(settings.database_url, settings.data_dir)
+    source = open_database(settings.storage.database_url, settings.data_dir)
     try:
         target = Database(target_url)
     except BaseException:
@@ -71,7 +71,7 @@ def migrate_library(settings: Settings, target_url: str,
                 say(f"{table.name}: {report.tables[table.name][0]} rows")
         report.checkpoints = _copy_checkpoints(source, target)
         say(f"checkpoints: {report.checkpoints[0]}")
-        if not settings.qdrant_url:
+        if not settings.storage.qdrant_url:
             report.vectors = _copy_vectors(settings, source, target_url, say)
     finally:
         target.close()

@@ -1,7 +1,7 @@
 """Tracing hooks: OpenTelemetry spans mirroring the agent graph, and Langfuse when configured.
 
 Nothing is sent anywhere unless configured: :func:`tracing_callbacks` returns an empty
-list when neither ``settings.otlp_endpoint`` nor the Langfuse keys and host are set.
+list when neither ``settings.agent.otlp_endpoint`` nor the Langfuse keys and host are set.
 
 * :class:`SpanCallbackHandler` is a LangChain callback handler that opens one span per
   run and closes it when the run ends, nested by ``parent_run_id``: the root chain (one
@@ -248,26 +248,27 @@ def _langfuse_handler(settings: Settings) -> BaseCallbackHandler:
                 "Langfuse is configured but not installed: pip install 'archivist[observability]'"
             ) from exc
         handler: BaseCallbackHandler = LegacyHandler(
-            public_key=settings.langfuse_public_key,
-            secret_key=settings.langfuse_secret_key,
-            host=settings.langfuse_host,
+            public_key=settings.llm.langfuse_public_key,
+            secret_key=settings.llm.langfuse_secret_key,
+            host=settings.llm.langfuse_host,
         )
         return handler
     Langfuse(
-        public_key=settings.langfuse_public_key,
-        secret_key=settings.langfuse_secret_key,
-        host=settings.langfuse_host,
+        public_key=settings.llm.langfuse_public_key,
+        secret_key=settings.llm.langfuse_secret_key,
+        host=settings.llm.langfuse_host,
     )
-    handler = CallbackHandler(public_key=settings.langfuse_public_key)
+    handler = CallbackHandler(public_key=settings.llm.langfuse_public_key)
     return handler
 
 
 def tracing_callbacks(settings: Settings) -> list[BaseCallbackHandler]:
     """The handlers the configuration asks for; empty when nothing is configured."""
     handlers: list[BaseCallbackHandler] = []
-    if settings.otlp_endpoint:
-        handlers.append(SpanCallbackHandler(otlp_tracer(settings.otlp_endpoint)))
-    if settings.langfuse_public_key and settings.langfuse_secret_key and settings.langfuse_host:
+    if settings.agent.otlp_endpoint:
+        handlers.append(SpanCallbackHandler(otlp_tracer(settings.agent.otlp_endpoint)))
+    llm = settings.llm
+    if llm.langfuse_public_key and llm.langfuse_secret_key and llm.langfuse_host:
         handlers.append(_langfuse_handler(settings))
     return handlers
 

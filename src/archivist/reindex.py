@@ -55,7 +55,7 @@ def reindex(
     if engine == "qdrant-server":
         raise ArchivistError(
             "reindex rebuilds the embedded vector store; with a Qdrant server "
-            "(ARCHIVIST_QDRANT_URL), delete its archivist_* collections and ingest again"
+            "(ARCHIVIST_STORAGE__QDRANT_URL), delete its archivist_* collections and ingest again"
         )
     if engine == "pgvector":
         raise ArchivistError(
@@ -63,7 +63,7 @@ def reindex(
             "database_url), remove the documents and ingest them again"
         )
     data_dir = settings.data_dir
-    if settings.database_url is None and not (
+    if settings.storage.database_url is None and not (
         database_file(data_dir).is_file() or legacy_files(data_dir)
     ):
         raise ArchivistError(f"no library in {data_dir} (no {database_file(data_dir).name})")
@@ -91,14 +91,14 @@ def _build(
 ) -> ReindexReport:
     if staging.exists():
         shutil.rmtree(staging)
-    database = open_database(settings.database_url, settings.data_dir)
+    database = open_database(settings.storage.database_url, settings.data_dir)
     catalog = Catalog(database)
     store = EdgeVectorStore(staging, lock)
     # With contextualize = llm, each child's cached context sentence leads its text again
     # (the model is not asked: a child without one is indexed without it).
-    contexts = ContextCache(database) if settings.contextualize == "llm" else None
+    contexts = ContextCache(database) if settings.index.contextualize == "llm" else None
     try:
-        bm25 = BM25Encoder(settings.bm25_language)
+        bm25 = BM25Encoder(settings.index.bm25_language)
         return _rebuild(catalog, store, bm25, embedder_for, progress, contexts)
     finally:
         store.close_shards()

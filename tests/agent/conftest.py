@@ -62,7 +62,7 @@ def corpus_library(
     for name, text in CORPUS.items():
         (docs / name).write_text(text, encoding="utf-8")
     # the scripted model plays a capable one unless a test asks for the small-model policy
-    library = Application(Settings(data_dir=root / "library", policy="capable"),
+    library = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
                           embedder=embedder)
     report = library.ingest.files([docs])
     assert report.counts["added"] == len(CORPUS), report
@@ -81,9 +81,9 @@ def make_service(corpus_library: Application, tmp_path: Path) -> Iterator[Servic
     def factory(
         llm: ScriptedChatModel | None = None, library: Application | None = None,
         checks: Policy | None = None, **overrides: Any,
-    ) -> AgentService:
+    ) -> AgentService:  # overrides: settings of the agent group (strategy=..., policy=...)
         lib = library or corpus_library
-        settings = lib.settings.model_copy(update={"policy": "capable", **overrides})
+        settings = lib.settings.with_values(agent={"policy": "capable", **overrides})
         if library is None:
             settings = settings.model_copy(update={"data_dir": tmp_path / "conversations"})
         service = AgentService(lib.searcher, settings, llm=llm or ScriptedChatModel(),

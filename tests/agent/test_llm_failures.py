@@ -74,9 +74,9 @@ def app(monkeypatch: pytest.MonkeyPatch, embedder) -> typer.Typer:
         "archivist.index.store.make_embedder", lambda *a, **k: embedder
     )
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("ARCHIVIST_LLM", "openai:m")
-    monkeypatch.setenv("ARCHIVIST_LLM_MAX_RETRIES", "1")
-    monkeypatch.setenv("ARCHIVIST_STRATEGY", "pipeline")
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", "openai:m")
+    monkeypatch.setenv("ARCHIVIST_LLM__MAX_RETRIES", "1")
+    monkeypatch.setenv("ARCHIVIST_AGENT__STRATEGY", "pipeline")
     cli = typer.Typer()
     cli_agent.register(cli)
     return cli
@@ -85,7 +85,7 @@ def app(monkeypatch: pytest.MonkeyPatch, embedder) -> typer.Typer:
 @pytest.fixture
 def failing_llm(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     with serving(ThreadingHTTPServer(("127.0.0.1", 0), _handler(request.param))) as url:
-        monkeypatch.setenv("ARCHIVIST_OPENAI_BASE_URL", f"{url}/v1")
+        monkeypatch.setenv("ARCHIVIST_LLM__OPENAI_BASE_URL", f"{url}/v1")
         yield url
 
 
@@ -110,7 +110,7 @@ def test_ask_degrades_to_retrieval_only_with_exit_3(
 def test_chat_exits_3_when_a_turn_was_retrieval_only(
     app, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARCHIVIST_OPENAI_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
+    monkeypatch.setenv("ARCHIVIST_LLM__OPENAI_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
     result = runner.invoke(app, ["chat", "--data-dir", str(data_dir)], input=f"{QUESTION}\n/exit\n")
     assert result.exit_code == 3, result.output
     assert "cannot reach the LLM" in result.output

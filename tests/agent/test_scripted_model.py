@@ -89,4 +89,4 @@ def test_delay_does_not_serialise_concurrent_calls() -> None:
 
 
 def test_selectable_by_setting() -> None:
-    assert isinstance(make_chat_model(Settings(llm="scripted")), ScriptedChatModel)
+    assert isinstance(make_chat_model(Settings(llm={"model": "scripted"})), ScriptedChatModel)

@@ -62,10 +62,10 @@ def steps_of(result, kind: str) -> list[dict]:
 def test_unreachable_llm_gives_one_clear_line_and_a_retrieval_only_answer(
     corpus_library: Application, tmp_path
 ) -> None:
-    settings = corpus_library.settings.model_copy(update={
-        "data_dir": tmp_path / "conv", "llm": "ollama:qwen3:4b",
-        "ollama_base_url": "http://127.0.0.1:9", "llm_max_retries": 0,
-    })
+    settings = corpus_library.settings.with_values(
+        data_dir=tmp_path / "conv",
+        llm={"model": "ollama:qwen3:4b", "ollama_base_url": "http://127.0.0.1:9", "max_retries": 0},
+    )
     service = AgentService(corpus_library.searcher, settings)  # a real ChatOllama
     try:
         events = run(service, "How do I install PostgreSQL?")
@@ -74,7 +74,7 @@ def test_unreachable_llm_gives_one_clear_line_and_a_retrieval_only_answer(
     errors = [e.data["message"] for e in events if e.type == "error"]
     assert len(errors) == 1
     assert "ollama" in errors[0] and "http://127.0.0.1:9" in errors[0]
-    assert "ollama serve" in errors[0] and "ARCHIVIST_LLM" in errors[0]
+    assert "ollama serve" in errors[0] and "ARCHIVIST_LLM__MODEL" in errors[0]
     answer = done(events)["answer"]
     assert done(events)["status"] == "retrieval_only"
     assert answer.startswith("Retrieval-only answer (no LLM)")
@@ -85,7 +85,7 @@ def test_unreachable_llm_gives_one_clear_line_and_a_retrieval_only_answer(
 
 
 def test_shared_service_is_closed_with_the_library(settings: Settings, embedder) -> None:
-    library = Application(settings.model_copy(update={"llm": "scripted"}), embedder=embedder)
+    library = Application(settings.with_values(llm={"model": "scripted"}), embedder=embedder)
     service = library.agent
     assert library.agent is service
     assert isinstance(service.llm, ScriptedChatModel)

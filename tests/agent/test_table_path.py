@@ -31,7 +31,7 @@ def table_library(tmp_path_factory: pytest.TempPathFactory,
     (root / "segments.csv").write_text(SEGMENTS, encoding="utf-8")
     (root / "notes.md").write_text("# Notes\n\nThe domestic streaming segment serves members "
                                    "in the United States.\n", encoding="utf-8")
-    library = Application(Settings(data_dir=root / "library", policy="capable"),
+    library = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
                           embedder=embedder)
     report = library.ingest.files([root / "segments.csv", root / "notes.md"])
     assert report.counts["added"] == 2, report

@@ -44,14 +44,14 @@ def test_compose_parses_and_names_real_settings() -> None:
     known = _env_names()
     for key in env:
         assert key in known, f"{key} is not an Archivist setting"
-    assert env["ARCHIVIST_QDRANT_URL"] == "http://qdrant:6333"
-    assert env["ARCHIVIST_OLLAMA_BASE_URL"] == "http://ollama:11434"
-    assert env["ARCHIVIST_HOST"] == "0.0.0.0"
+    assert env["ARCHIVIST_STORAGE__QDRANT_URL"] == "http://qdrant:6333"
+    assert env["ARCHIVIST_LLM__OLLAMA_BASE_URL"] == "http://ollama:11434"
+    assert env["ARCHIVIST_SERVER__HOST"] == "0.0.0.0"
     # the values are valid settings (compose's ${VAR:-default} resolved to its default)
     values = {known[k]: v for k, v in _resolved(env).items()}
     settings = Settings(**values)
-    assert settings.qdrant_url == "http://qdrant:6333" and settings.port == 8000
-    assert settings.llm.startswith("ollama:")
+    assert settings.storage.qdrant_url == "http://qdrant:6333" and settings.server.port == 8000
+    assert settings.llm.model.startswith("ollama:")
     assert "build" in archivist and set(archivist["depends_on"]) == {"qdrant", "ollama"}
     assert services["qdrant"]["image"].startswith("qdrant/qdrant")
     assert services["ollama"]["image"].startswith("ollama/ollama")
@@ -74,8 +74,8 @@ def test_compose_postgres_topology_shares_one_database_among_replicas() -> None:
     assert all(key in known for key in workers["environment"])
     values = {known[k]: v for k, v in _resolved(workers["environment"]).items()}
     settings = Settings(**values)
-    assert settings.database_url == "postgresql://archivist:archivist@postgres:5432/archivist"
-    assert vector_engine(settings) == "pgvector" and settings.qdrant_url is None
+    assert settings.storage.database_url == "postgresql://archivist:archivist@postgres:5432/archivist"
+    assert vector_engine(settings) == "pgvector" and settings.storage.qdrant_url is None
     assert workers["deploy"]["replicas"] == "${ARCHIVIST_REPLICAS:-3}"
     assert workers["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert workers["image"] == services["archivist"]["image"]
@@ -118,7 +118,7 @@ def test_serve_binds_localhost_and_says_where(tmp_path: Path) -> None:
     code = ("import typer; from archivist.app.cli.serve import register; "
             "app = typer.Typer(); register(app); app()")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
-    env.update({"ARCHIVIST_DATA_DIR": str(tmp_path / "lib"), "ARCHIVIST_LLM": "scripted",
+    env.update({"ARCHIVIST_DATA_DIR": str(tmp_path / "lib"), "ARCHIVIST_LLM__MODEL": "scripted",
                 "ARCHIVIST_CONFIG": "", "HF_HUB_OFFLINE": "1"})
     process = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

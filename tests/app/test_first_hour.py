@@ -92,7 +92,7 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
     models.mkdir()
     model = MODELS[TEST_MODEL]
     (models / model.filename).symlink_to(cached_path(model))
-    monkeypatch.delenv("ARCHIVIST_LLM")
+    monkeypatch.delenv("ARCHIVIST_LLM__MODEL")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "orchard.md").write_text(ORCHARD_MD, encoding="utf-8")

@@ -102,7 +102,7 @@ def library(
     files = [root / "guide.md", _html(root / "greenhouse.html"), _docx(root / "boat-log.docx"),
              _pdf(root / "station-outline.pdf", "generator", outline=True),
              _pdf(root / "station-detected.pdf", "tractor", outline=False), GUIDE]
-    settings = Settings(data_dir=root / "library", llm="scripted")
+    settings = Settings(data_dir=root / "library", llm={"model": "scripted"})
     application = Application(settings, embedder=embedder)
     report = application.ingest.files(files)
     assert not report.counts["failed"], report.results
@@ -215,7 +215,7 @@ def test_a_library_ingested_before_sections_still_answers(
 
     guide = tmp_path / "guide.md"
     guide.write_text(GUIDE_MD, encoding="utf-8")
-    settings = Settings(data_dir=tmp_path / "lib", llm="scripted")
+    settings = Settings(data_dir=tmp_path / "lib", llm={"model": "scripted"})
     question = "How do I install the lab package on Linux?"
     with monkeypatch.context() as patch:
         patch.setattr(ingest_module, "chunk_document", without_sections)

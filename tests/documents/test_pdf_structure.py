@@ -276,7 +276,7 @@ def test_layout_mode_finds_the_borderless_tables_of_a_10k(tmp_path: Path, embedd
     assert not [t for t in tables if "<u>" in t or "**" in t]
     [span] = [s for s in laid.page_spans if revenues[0] in laid.markdown[s.start : s.end]]
     assert 1 <= span.page <= 6
-    settings = Settings(data_dir=tmp_path / "lib", pdf_layout=True)
+    settings = Settings(data_dir=tmp_path / "lib", index={"pdf_layout": True})
     with Application(settings, embedder=embedder) as library:
         assert library.ingest.files([path]).counts["added"] == 1
         [record] = library.store.documents()

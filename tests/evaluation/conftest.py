@@ -88,8 +88,8 @@ def cli() -> typer.Typer:
 def scripted_library(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: SentenceTransformerEmbedder
 ) -> Path:
-    """A library folder holding ``DOCS``, with ``ARCHIVIST_LLM=scripted`` set."""
-    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
+    """A library folder holding ``DOCS``, with ``ARCHIVIST_LLM__MODEL=scripted`` set."""
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", "scripted")
     data_dir = tmp_path / "lib"
     with Application(Settings(data_dir=data_dir), embedder=embedder) as library:
         library.ingest.texts(DOCS)

@@ -188,13 +188,13 @@ def test_a_clarification_is_its_own_outcome_and_the_strategy_service_is_closed(
         *ITEMS, {"id": "vague", "question": "Where is that thing?", "answerable": False},
     ]))
     llm = ScriptedChatModel(rules=[ask_back_on_that])
-    settings = Settings(data_dir=scripted_library, strategy="tools")
+    settings = Settings(data_dir=scripted_library, agent={"strategy": "tools"})
     with Application(settings, embedder=embedder, llm=llm) as app:
         asker = make_asker(app, "agent", strategy="pipeline")
         records = {r["item_id"]: r for r in run_answers(app, items, tmp_path / "out",
                                                          asker=asker)}
-        other = app.agent_with(strategy="pipeline")
-        assert other is not app.agent and app.agent_with(strategy="tools") is app.agent
+        other = app.agent_with(agent={"strategy": "pipeline"})
+        assert other is not app.agent and app.agent_with(agent={"strategy": "tools"}) is app.agent
     vague = records["vague"]
     assert vague["status"] == "clarification" and not vague["abstained"]
     assert vague["scores"]["abstention_accuracy"] == 0.0  # asking back is not abstaining

@@ -31,14 +31,14 @@ def test_nothing_configured_means_no_callbacks() -> None:
 
 
 def test_otlp_endpoint_gives_a_span_handler() -> None:
-    (handler,) = tracing_callbacks(Settings(otlp_endpoint="http://127.0.0.1:4318"))
+    (handler,) = tracing_callbacks(Settings(agent={"otlp_endpoint": "http://127.0.0.1:4318"}))
     assert isinstance(handler, SpanCallbackHandler)
 
 
 def test_span_tree_of_one_scripted_answer(
     tmp_path: Path, embedder: SentenceTransformerEmbedder
 ) -> None:
-    settings = Settings(data_dir=tmp_path / "lib", llm="scripted")
+    settings = Settings(data_dir=tmp_path / "lib", llm={"model": "scripted"})
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -113,6 +113,9 @@ def test_langfuse_handler_only_with_keys_and_host(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(observability, "_langfuse_handler", fake)
     keys = {"langfuse_public_key": "pk", "langfuse_secret_key": "sk"}
     assert tracing_callbacks(Settings(**keys)) == []  # no host: nothing
-    assert tracing_callbacks(Settings(langfuse_host="http://lf", langfuse_public_key="pk")) == []
-    assert len(tracing_callbacks(Settings(langfuse_host="http://lf", **keys))) == 1
+    assert tracing_callbacks(Settings(llm={
+        "langfuse_host": "http://lf",
+        "langfuse_public_key": "pk",
+    })) == []
+    assert len(tracing_callbacks(Settings(**keys, llm={"langfuse_host": "http://lf"}))) == 1
     assert len(made) == 1

@@ -218,7 +218,7 @@ def test_eval_answers_with_scripted_ragas_judge(
     judges: list[ScriptedChatModel] = []
 
     def scripted_judge(settings: Settings, role: str = "answer") -> ScriptedChatModel:
-        assert settings.llm == "scripted" and settings.llm_fast is None
+        assert settings.llm.model == "scripted" and settings.llm.fast_model is None
         judges.append(ScriptedChatModel(rules=[ragas_rules()], use_default=False))
         return judges[-1]
 

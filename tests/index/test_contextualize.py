@@ -43,7 +43,7 @@ def contextualizing_model() -> ScriptedChatModel:
 
 
 def library_with(tmp_path: Path, embedder: SentenceTransformerEmbedder, llm: Any) -> Application:
-    settings = Settings(data_dir=tmp_path / "lib", contextualize="llm")
+    settings = Settings(data_dir=tmp_path / "lib", index={"contextualize": "llm"})
     return Application(settings, embedder=embedder, llm=llm)
 
 

@@ -33,7 +33,7 @@ def _pdf(path: Path, topic: str, pages: int) -> Path:
 
 
 def _ingest(tmp_path: Path, name: str, workers: int, embedder, files: list[Path]):
-    settings = Settings(data_dir=tmp_path / name, ingest_workers=workers)
+    settings = Settings(data_dir=tmp_path / name, index={"ingest_workers": workers})
     seen: list[tuple[int, str]] = []
 
     def on_file(event: IngestProgress) -> None:
@@ -123,7 +123,7 @@ def test_a_terminated_ingest_leaves_no_converter_processes(tmp_path: Path) -> No
     for name in ("gardening", "cooking", "sailing", "walking"):
         _pdf(docs / f"{name}.pdf", name, 30)
     env = os.environ | {"ARCHIVIST_DATA_DIR": str(tmp_path / "lib")}
-    env["ARCHIVIST_INGEST_WORKERS"] = "2"
+    env["ARCHIVIST_INDEX__INGEST_WORKERS"] = "2"
     ingest = subprocess.Popen(
         [sys.executable, "-m", "archivist", "ingest", str(docs)],
         env=env,

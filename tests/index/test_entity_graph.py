@@ -61,7 +61,7 @@ def test_pagerank_walks_from_the_question_phrase_to_the_second_hop(database: Dat
 
 
 def test_graph_follows_ingest_replace_and_remove(tmp_path: Path, embedder: object) -> None:
-    settings = Settings(data_dir=tmp_path / "lib", entity_graph=True)
+    settings = Settings(data_dir=tmp_path / "lib", index={"entity_graph": True})
     with Application(settings, embedder=embedder) as library:  # type: ignore[arg-type]
         report = library.ingest.texts([("film", FILM), ("director", DIRECTOR)])
         assert report.timings["graph"] > 0

@@ -130,7 +130,7 @@ def test_a_held_library_says_so_in_one_line(library: Application) -> None:
 
 
 def test_reindex_of_a_server_library_is_refused(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "lib", qdrant_url="http://localhost:6333")
+    settings = Settings(data_dir=tmp_path / "lib", storage={"qdrant_url": "http://localhost:6333"})
     with pytest.raises(Exception, match="Qdrant server"):
         reindex(settings, lambda _model: None)  # type: ignore[arg-type,return-value]
 

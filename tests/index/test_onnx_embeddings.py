@@ -59,5 +59,5 @@ def test_onnx_int8_stays_close_and_ranks_alike(embedder: SentenceTransformerEmbe
 
 def test_settings_pick_the_backend(tmp_path) -> None:
     assert isinstance(make_embedder(Settings(data_dir=tmp_path)), OnnxEmbedder)
-    torch_backend = make_embedder(Settings(data_dir=tmp_path, embedding_backend="torch"))
+    torch_backend = make_embedder(Settings(data_dir=tmp_path, index={"embedding_backend": "torch"}))
     assert isinstance(torch_backend, SentenceTransformerEmbedder)

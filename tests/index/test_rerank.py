@@ -46,7 +46,7 @@ def plain(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[App
 
 
 def test_reranking_is_off_by_default(plain: Application) -> None:
-    assert plain.settings.rerank_model == ""
+    assert plain.settings.index.rerank_model == ""
     assert plain.searcher.reranker is None
 
 
@@ -133,7 +133,7 @@ def test_the_cli_reports_a_bad_rerank_model_in_one_line(
     tmp_path: Path, embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     open_library(tmp_path, embedder).close()
-    monkeypatch.setenv("ARCHIVIST_RERANK_MODEL", "no-such-org/no-such-reranker")
+    monkeypatch.setenv("ARCHIVIST_INDEX__RERANK_MODEL", "no-such-org/no-such-reranker")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     result = CliRunner().invoke(app, ["search", "tea", "--data-dir", str(tmp_path / "lib")])
     assert result.exit_code != 0

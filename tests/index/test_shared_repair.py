@@ -16,7 +16,9 @@ def test_a_fresh_pending_document_survives_another_worker_starting(
     tmp_path: Path, embedder, postgres_url: str,
 ) -> None:
     def worker(name: str) -> Application:
-        return Application(Settings(data_dir=tmp_path / name, database_url=postgres_url),
+        return Application(Settings(data_dir=tmp_path / name, storage={
+            "database_url": postgres_url,
+        }),
                            embedder=embedder)
 
     writing = worker("a")

@@ -11,7 +11,7 @@ from archivist.types import IndexMismatch, IngestOutcome, UnknownDocument
 @pytest.fixture
 def settings(tmp_path: Path, database_url: str) -> Settings:
     """Each test here runs on both backends: the embedded SQLite file and PostgreSQL."""
-    return Settings(data_dir=tmp_path / "library", database_url=database_url)
+    return Settings(data_dir=tmp_path / "library", storage={"database_url": database_url})
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_hits_carry_pages_and_headings(library: Application, eval_dir: Path) -> 
 
 
 def test_changing_embedding_model_is_refused(filled: Application, tmp_path: Path) -> None:
-    other = filled.settings.model_copy(update={"embedding_model": "some-other-model"})
+    other = filled.settings.with_values(index={"embedding_model": "some-other-model"})
     filled.close()
     reopened = Application(other)
     try:

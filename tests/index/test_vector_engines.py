@@ -23,7 +23,7 @@ NOTES = [
 def test_two_workers_on_postgresql_share_one_library_in_pgvector(
     tmp_path: Path, postgres_url: str, embedder: SentenceTransformerEmbedder
 ) -> None:
-    settings = Settings(data_dir=tmp_path / "one", database_url=postgres_url)
+    settings = Settings(data_dir=tmp_path / "one", storage={"database_url": postgres_url})
     first = Application(settings, embedder=embedder)
     second = Application(settings.model_copy(update={"data_dir": tmp_path / "two"}),
                          embedder=embedder)
@@ -41,11 +41,15 @@ def test_two_workers_on_postgresql_share_one_library_in_pgvector(
 
 
 def test_qdrant_can_still_be_chosen_with_postgresql(tmp_path: Path, postgres_url: str) -> None:
-    settings = Settings(data_dir=tmp_path / "lib", database_url=postgres_url,
-                        vector_engine="qdrant")
+    settings = Settings(
+        data_dir=tmp_path / "lib",
+        storage={"database_url": postgres_url, "vector_engine": "qdrant"},
+    )
     assert vector_engine(settings) == "qdrant-edge"
-    assert vector_engine(Settings(data_dir=tmp_path, database_url=postgres_url,
-                                  qdrant_url="http://qdrant:6333")) == "qdrant-server"
+    assert vector_engine(Settings(
+        data_dir=tmp_path,
+        storage={"database_url": postgres_url, "qdrant_url": "http://qdrant:6333"},
+    )) == "qdrant-server"
     assert vector_engine(Settings(data_dir=tmp_path)) == "qdrant-edge"
     store = open_vector_store(settings)
     try:
@@ -55,7 +59,7 @@ def test_qdrant_can_still_be_chosen_with_postgresql(tmp_path: Path, postgres_url
 
 
 def test_pgvector_without_postgresql_is_one_clear_line(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, vector_engine="pgvector")
+    settings = Settings(data_dir=tmp_path, storage={"vector_engine": "pgvector"})
     with pytest.raises(ArchivistError) as caught:
         open_vector_store(settings)
     assert str(caught.value) == "vector_engine: pgvector needs database_url = postgresql://…"

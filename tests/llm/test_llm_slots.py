@@ -100,8 +100,9 @@ def test_concurrent_calls_wait_for_the_slot_instead_of_timing_out(
     one_slot: tuple[OneSlotServer, str],
 ) -> None:
     state, url = one_slot
-    settings = Settings(llm="openai:m", openai_base_url=url, llm_timeout_s=0.6,
-                        llm_max_retries=0)
+    settings = Settings(
+        llm={"model": "openai:m", "openai_base_url": url, "timeout_s": 0.6, "max_retries": 0},
+    )
     chat = build_chat_model(settings)
     assert chat.profile.parallel_slots == 1
     with ThreadPoolExecutor(max_workers=3) as pool:
@@ -113,7 +114,7 @@ def test_concurrent_calls_wait_for_the_slot_instead_of_timing_out(
 
 def test_streamed_reply_counts_its_tokens(one_slot: tuple[OneSlotServer, str]) -> None:
     state, url = one_slot
-    model = build_chat_model(Settings(llm="openai:m", openai_base_url=url)).model
+    model = build_chat_model(Settings(llm={"model": "openai:m", "openai_base_url": url})).model
     chunks = list(model.stream("count"))
     assert "".join(str(chunk.content) for chunk in chunks) == "one two"
     assert state.bodies[-1]["stream_options"] == {"include_usage": True}

@@ -148,12 +148,12 @@ def test_replies_are_capped_and_reuse_the_prompt_cache_by_default(tmp_path: Path
 
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF" + bytes(60))
-    built = make_chat_model(Settings(data_dir=tmp_path / "lib", llm=f"local:{gguf}"))
+    built = make_chat_model(Settings(data_dir=tmp_path / "lib", llm={"model": f"local:{gguf}"}))
     assert isinstance(built, LocalChatModel) and built.max_tokens == DEFAULT_REPLY_TOKENS
     stand_in = StandIn(_reply({"role": "assistant", "content": "ok"}))
     _model(stand_in).invoke("hi")
-    capped = make_chat_model(Settings(data_dir=tmp_path / "lib", llm=f"local:{gguf}",
-                                      llm_max_tokens=40))
+    capped = make_chat_model(Settings(data_dir=tmp_path / "lib",
+                                      llm={"model": f"local:{gguf}", "max_tokens": 40}))
     assert isinstance(capped, LocalChatModel) and capped.max_tokens == 40
     request = stand_in.requests[0]
     assert request["max_tokens"] == DEFAULT_REPLY_TOKENS and request["cache_prompt"] is True

@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("local_model_ready")]
 
 
 def _settings(max_tokens: int = 32) -> Settings:
-    return Settings(llm=TEST_SPEC, temperature=0.0, llm_max_tokens=max_tokens)
+    return Settings(llm={"model": TEST_SPEC, "temperature": 0.0, "max_tokens": max_tokens})
 
 
 def test_invoke_answers_with_token_usage() -> None:
@@ -99,8 +99,15 @@ def test_a_call_past_its_deadline_is_an_llm_failure_and_the_agent_degrades(
     from archivist.llm.local_runtime import LocalTimeout
 
     settings = Settings(
-        data_dir=tmp_path / "lib", llm=TEST_SPEC, temperature=0.0, llm_max_tokens=8,
-        llm_max_retries=0, local_timeout_s=0.001, strategy="pipeline",
+        data_dir=tmp_path / "lib",
+        llm={
+            "model": TEST_SPEC,
+            "temperature": 0.0,
+            "max_tokens": 8,
+            "max_retries": 0,
+            "local_timeout_s": 0.001,
+        },
+        agent={"strategy": "pipeline"},
     )
     model = build_chat_model(settings).model
     with pytest.raises(LocalTimeout) as raised:

@@ -107,7 +107,7 @@ def test_unfetched_local_model_is_a_clear_error(tiny: LocalModel) -> None:
     from archivist.llm import build_chat_model
 
     with pytest.raises(ArchivistError, match="not fetched yet: run `archivist model fetch tiny`"):
-        build_chat_model(Settings(llm="local:tiny"))
+        build_chat_model(Settings(llm={"model": "local:tiny"}))
 
 
 def test_model_list_and_fetch_commands(tiny: LocalModel, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -155,7 +155,9 @@ class Recorder:
 
 
 def _model(base_url: str, sleeper: Recorder, retries: int = 3, rng: Any = None) -> Any:
-    settings = Settings(llm="openai:test-model", openai_base_url=base_url, llm_max_retries=retries)
+    settings = Settings(
+        llm={"model": "openai:test-model", "openai_base_url": base_url, "max_retries": retries},
+    )
     model = make_chat_model(settings)
     assert isinstance(model, RetryingChatModel)
     update: dict[str, Any] = {"retry_sleep": sleeper, "retry_async_sleep": sleeper.asleep}
@@ -409,7 +411,8 @@ def test_is_transient_classification() -> None:
 def test_with_backoff_wraps_any_chat_model() -> None:
     from archivist.testing import ScriptedChatModel
 
-    model = with_backoff(ScriptedChatModel(script=["scripted reply"]), Settings(llm="scripted"))
+    settings = Settings(llm={"model": "scripted"})
+    model = with_backoff(ScriptedChatModel(script=["scripted reply"]), settings)
     assert model.invoke("hi").content == "scripted reply"
     assert model.retries == 3
 
@@ -417,8 +420,10 @@ def test_with_backoff_wraps_any_chat_model() -> None:
 @pytest.mark.parametrize("method", ["json_schema", "function_calling", "json_mode"])
 @pytest.mark.parametrize("include_raw", [False, True])
 def test_ollama_structured_output_and_tools_are_retried(method: str, include_raw: bool) -> None:
-    settings = Settings(llm="ollama:qwen3:4b", ollama_base_url=f"http://127.0.0.1:{closed_port()}",
-                        llm_max_retries=2)
+    settings = Settings(
+        llm={"model": "ollama:qwen3:4b", "max_retries": 2,
+             "ollama_base_url": f"http://127.0.0.1:{closed_port()}"},
+    )
     sleeper = Recorder()
     model = make_chat_model(settings).model_copy(update={"retry_sleep": sleeper})
     runnables = [
@@ -429,4 +434,4 @@ def test_ollama_structured_output_and_tools_are_retried(method: str, include_raw
         with pytest.raises(Exception) as caught:
             runnable.invoke("weather in Paris?")
         assert is_connection_error(caught.value)
-    assert len(sleeper.delays) == 2 * settings.llm_max_retries  # every call was retried
+    assert len(sleeper.delays) == 2 * settings.llm.max_retries  # every call was retried

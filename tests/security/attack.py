@@ -57,7 +57,7 @@ def launch(root: Path, *args: str, **settings: str) -> Server:
     env.update({f"ARCHIVIST_{k.upper()}": v for k, v in settings.items()})
     env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_CONFIG="",
                TMPDIR=str(spool), HF_HUB_OFFLINE="1")
-    env.setdefault("ARCHIVIST_LLM", "scripted")
+    env.setdefault("ARCHIVIST_LLM__MODEL", "scripted")
     process = subprocess.Popen(
         [sys.executable, "-m", "archivist", *args],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

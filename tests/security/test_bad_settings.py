@@ -18,17 +18,18 @@ SECRET = "sk-archivist-TOPSECRET-0123456789"
 runner = CliRunner()
 
 CASES = {
-    "child_chars = 0\n": "child_chars",
-    "embedding_batch_size = -1\n": "embedding_batch_size",
-    "child_chars = 300\nchild_overlap = 300\n": "child_overlap",
-    "port = 99999\n": "port",
-    f'llm = "ollama:x\napi_keys = "{SECRET}"\n':
-        "archivist.toml: not valid TOML: Illegal character (at line 1",
-    f'api_keys = "{SECRET}"\nadmin_keys = "{SECRET}"\n': "api_keys",
-    f'api_keys = "{SECRET}"\n[key_collections]\n"{SECRET}" = [5]\n': "key_collections",
-    f'api_keys = "{SECRET}"\n[key_collections]\n"{SECRET}" = ["no such/name"]\n':
+    "[index]\nchild_chars = 0\n": "index.child_chars",
+    "[index]\nembedding_batch_size = -1\n": "index.embedding_batch_size",
+    "[index]\nchild_chars = 300\nchild_overlap = 300\n": "index.child_overlap",
+    "[server]\nport = 99999\n": "server.port",
+    f'[llm]\nmodel = "ollama:x\n[server]\napi_keys = "{SECRET}"\n':
+        "archivist.toml: not valid TOML: Illegal character (at line 2",
+    f'[server]\napi_keys = "{SECRET}"\nadmin_keys = "{SECRET}"\n': "server:",
+    f'[server]\napi_keys = "{SECRET}"\n[server.key_collections]\n"{SECRET}" = [5]\n':
+        "server.key_collections",
+    f'[server]\napi_keys = "{SECRET}"\n[server.key_collections]\n"{SECRET}" = ["no such/name"]\n':
         "collection name",
-    f'temperature = "{SECRET}"\n': "temperature",
+    f'[llm]\ntemperature = "{SECRET}"\n': "llm.temperature",
 }
 
 
@@ -58,10 +59,10 @@ def test_bad_setting_is_a_usage_error_naming_it(
 def test_secret_in_environment_is_not_echoed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARCHIVIST_KEY_COLLECTIONS", f'{{"{SECRET}": ')
+    monkeypatch.setenv("ARCHIVIST_SERVER__KEY_COLLECTIONS", f'{{"{SECRET}": ')
     code, out = _run(["list", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
     assert code == 2 and "key_collections" in out and SECRET not in out, out
-    monkeypatch.setenv("ARCHIVIST_KEY_COLLECTIONS", f'{{"{SECRET}": ["a"]}}')
+    monkeypatch.setenv("ARCHIVIST_SERVER__KEY_COLLECTIONS", f'{{"{SECRET}": ["a"]}}')
     code, out = _run(["list", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
     assert code == 2 and "key_collections" in out and SECRET not in out, out
 
@@ -80,9 +81,9 @@ def test_unusable_data_dir_is_a_usage_error(
 def test_port_out_of_range_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARCHIVIST_PORT", "99999")
+    monkeypatch.setenv("ARCHIVIST_SERVER__PORT", "99999")
     code, out = _run(["serve", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
-    assert code == 2 and out.strip().startswith("error: invalid settings: port:"), out
+    assert code == 2 and out.strip().startswith("error: invalid settings: server.port:"), out
 
 
 def test_a_named_config_file_that_is_missing_is_refused(
@@ -103,11 +104,12 @@ def test_a_named_config_file_that_is_missing_is_refused(
 def test_an_unknown_key_is_refused_with_the_close_match(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "archivist.toml").write_text(f'api_keys = "{SECRET}"\nchld_chars = 300\n')
+    (tmp_path / "archivist.toml").write_text(f'[server]\napi_keys = "{SECRET}"\n'
+                                             "[index]\nchld_chars = 300\n")
     code, out = _run(["list", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
     assert code == 2, out
     assert out.strip() == (f"error: invalid settings: {tmp_path / 'archivist.toml'}: unknown "
-                           "setting 'chld_chars'; did you mean 'child_chars'?")
+                           "setting 'index.chld_chars'; did you mean 'index.child_chars'?")
     (tmp_path / "archivist.toml").write_text(f'"{SECRET}" = 1\n')  # a key that is a secret
     code, out = _run(["list", "--data-dir", str(tmp_path / "lib")], tmp_path, monkeypatch)
     assert code == 2 and "unknown setting (a key)" in out and SECRET not in out, out

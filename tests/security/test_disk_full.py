@@ -64,8 +64,10 @@ def test_disk_full_fails_the_file_and_keeps_batch_and_library(
     (docs / "big.md").write_text("# Big\n\n" + "\n\n".join(
         f"## Part {i}\n\n{words} part {i}." for i in range(PASSAGES)))
     (docs / "gamma.md").write_text("# Gamma\n\nThe gamma code word is red fox.\n")
-    settings = Settings(data_dir=small_disk.parent, child_chars=4000, parent_min_chars=4000,
-                        parent_max_chars=8000)
+    settings = Settings(
+        data_dir=small_disk.parent,
+        index={"child_chars": 4000, "parent_min_chars": 4000, "parent_max_chars": 8000},
+    )
     app = Application(settings, embedder=embedder)
     try:
         first = app.ingest.files([docs / "alpha.md"])

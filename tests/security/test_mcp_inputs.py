@@ -22,7 +22,7 @@ class McpProcess:
     def __init__(self, data_dir: Path, config: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
         env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_CONFIG=str(config),
-                   ARCHIVIST_LLM="scripted", HF_HUB_OFFLINE="1")
+                   ARCHIVIST_LLM__MODEL="scripted", HF_HUB_OFFLINE="1")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "archivist.app.mcp.server"], env=env, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

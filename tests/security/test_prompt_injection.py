@@ -178,8 +178,9 @@ def test_no_injected_document_escapes_its_data_block(
     names, parents = _catalog(redteam_library)
     seen: list[str] = []
     llm = ScriptedChatModel(rules=[_analysis, _gullible])
-    settings = redteam_library.settings.model_copy(
-        update={"data_dir": tmp_path / "conversations", "strategy": "tools"}
+    settings = redteam_library.settings.with_values(
+        data_dir=tmp_path / "conversations",
+        agent={"strategy": "tools"},
     )
     service = AgentService(RecordingRetrievers(redteam_library.searcher, seen), settings,
                            llm=llm)

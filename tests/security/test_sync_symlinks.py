@@ -1,6 +1,6 @@
 """A synced folder never leads outside itself: symlinks are skipped, not followed.
 
-A real ``archivist serve`` syncs a real folder (``ARCHIVIST_SYNC_FOLDERS``) holding a
+A real ``archivist serve`` syncs a real folder (``ARCHIVIST_SERVER__SYNC_FOLDERS``) holding a
 symlink to ``/etc/passwd`` and a symlinked folder; a read-only key searches for them.
 """
 

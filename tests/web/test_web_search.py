@@ -201,11 +201,11 @@ def test_web_search_is_off_by_default() -> None:
 
 
 def test_make_web_search_builds_the_configured_provider() -> None:
-    wiki = make_web_search(Settings(web_search="wikipedia", web_timeout_s=3.0))
+    wiki = make_web_search(Settings(agent={"web_search": "wikipedia", "web_timeout_s": 3.0}))
     assert isinstance(wiki, WikipediaProvider)
     assert wiki.base_url == "https://en.wikipedia.org"
     assert wiki.timeout == 3.0
-    ddg = make_web_search(Settings(web_search="duckduckgo", web_search_url="http://127.0.0.1:1/"))
+    ddg = make_web_search(Settings(agent={"web_search": "duckduckgo", "web_search_url": "http://127.0.0.1:1/"}))
     assert isinstance(ddg, DuckDuckGoProvider)
     assert ddg.base_url == "http://127.0.0.1:1"
     assert isinstance(ddg, WebSearchProvider)
@@ -213,7 +213,7 @@ def test_make_web_search_builds_the_configured_provider() -> None:
 
 def test_wikipedia_search_returns_summaries(web: tuple[WebState, str]) -> None:
     state, url = web
-    provider = make_web_search(Settings(web_search="wikipedia", web_search_url=url))
+    provider = make_web_search(Settings(agent={"web_search": "wikipedia", "web_search_url": url}))
     assert provider is not None
     results = provider.search("largest planet", k=3)
     assert [r.title for r in results] == ["Jupiter", "Great Red Spot", "Vanished page"]
@@ -236,7 +236,7 @@ def test_wikipedia_honours_k(web: tuple[WebState, str]) -> None:
 
 def test_duckduckgo_search_reads_abstract_results_and_topics(web: tuple[WebState, str]) -> None:
     state, url = web
-    provider = make_web_search(Settings(web_search="duckduckgo", web_search_url=url))
+    provider = make_web_search(Settings(agent={"web_search": "duckduckgo", "web_search_url": url}))
     assert provider is not None
     results = provider.search("python language", k=4)
     assert [r.title for r in results] == [

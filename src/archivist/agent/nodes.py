@@ -82,10 +82,10 @@ class ConversationNodes:
                                           max_tokens=policy.analysis_tokens)
         self.web_enabled = web_enabled
         self.strategy = strategy or choose_strategy(settings)
-        self.memory_turns = settings.memory_turns
-        self.summary_words = max(50, settings.memory_summary_tokens * 3 // 4)
-        self.max_sub_questions = settings.max_sub_questions
-        self.max_clarifications = settings.max_clarifications
+        self.memory_turns = settings.agent.memory_turns
+        self.summary_words = max(50, settings.agent.memory_summary_tokens * 3 // 4)
+        self.max_sub_questions = settings.agent.max_sub_questions
+        self.max_clarifications = settings.agent.max_clarifications
 
     @timed("memory")
     def memory(self, state: AgentState) -> dict[str, Any]:

@@ -34,14 +34,15 @@ def unreachable_message(settings: Settings) -> str:
     if not llm_is_set(settings):
         return no_model_message()
     what = describe(settings)
-    if settings.llm.strip().lower().startswith("ollama:"):
-        model = settings.llm.split(":", 1)[1]
+    if settings.llm.model.strip().lower().startswith("ollama:"):
+        model = settings.llm.model.split(":", 1)[1]
         how = f"start it with `ollama serve` (and `ollama pull {model}`)"
     else:
         how = "check the server address and that it is running"
     return (
         f"cannot reach the LLM: {what}: {how}, or choose another with "
-        f"ARCHIVIST_LLM=provider:model (e.g. ARCHIVIST_LLM=scripted for a demo without an LLM)"
+        "ARCHIVIST_LLM__MODEL=provider:model (e.g. ARCHIVIST_LLM__MODEL=scripted for a demo "
+        "without an LLM)"
     )
 
 
@@ -55,7 +56,7 @@ def no_model_message() -> str:
         f"no LLM available: run `archivist model fetch` to get the local model "
         f"({model.size / 1e9:.1f} GB, runs inside Archivist); or run Ollama "
         f"(`ollama pull {ollama_model}`), or set a cloud model with its key, e.g. "
-        "ARCHIVIST_LLM=openai:gpt-4o-mini and OPENAI_API_KEY"
+        "ARCHIVIST_LLM__MODEL=openai:gpt-4o-mini and OPENAI_API_KEY"
     )
 
 
@@ -76,7 +77,7 @@ def failure_message(settings: Settings, exc: BaseException) -> str:
         elif names & {"RemoteProtocolError", "ReadError", "NetworkError"}:
             reason = "dropped the connection in the middle of its reply"
         elif names & {"TimeoutException", "APITimeoutError", "TimeoutError"}:
-            reason = "did not answer in time (llm_timeout_s)"
+            reason = "did not answer in time (llm.timeout_s)"
         else:
             continue
         break

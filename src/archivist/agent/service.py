@@ -34,6 +34,7 @@ from archivist.agent.policy import Policy, policy_for
 from archivist.agent.quoting import unquote_answer
 from archivist.agent.stats import TurnStats
 from archivist.agent.steps import message_text
+from archivist.collection_names import check_collection_name
 from archivist.conversations import TurnLog, recorded, settings_used
 from archivist.events import Event, Source
 from archivist.llm.capabilities import ModelProfile, profile_for
@@ -95,7 +96,7 @@ class AgentService:
         self._lock = threading.Lock()
         self._graphs: dict[str, Any] = {}
         self._owned = database is None
-        self.database = database or open_database(settings.database_url, settings.data_dir)
+        self.database = database or open_database(settings.storage.database_url, settings.data_dir)
         self.checkpointer = self.database.checkpointer()
         self.turns = TurnLog(self.database)
         self._tracing = _tracing_callbacks(self.settings)
@@ -103,7 +104,7 @@ class AgentService:
     # --- wiring ------------------------------------------------------------------------
     @property
     def llm(self) -> BaseChatModel:
-        """The chat model (built from ``settings.llm`` on first use unless injected)."""
+        """The chat model (built from ``settings.llm.model`` on first use unless injected)."""
         with self._lock:
             if self._llm is None:
                 from archivist.llm import make_chat_model
@@ -113,11 +114,11 @@ class AgentService:
 
     @property
     def fast_llm(self) -> BaseChatModel:
-        """The model for analysis and grading: ``llm_fast`` when set, else :attr:`llm`."""
+        """The model for analysis and grading: ``llm.fast_model`` when set, else :attr:`llm`."""
         llm = self.llm
         with self._lock:
             if self._fast_llm is None:
-                if self.settings.llm_fast:
+                if self.settings.llm.fast_model:
                     from archivist.llm import make_chat_model
 
                     self._fast_llm = make_chat_model(self.settings, role="fast")
@@ -138,7 +139,7 @@ class AgentService:
         """
         if self._policy is not None:
             return self._policy
-        return policy_for(profile_for(self.settings), second_look=self.settings.second_look)
+        return policy_for(profile_for(self.settings), second_look=self.settings.agent.second_look)
 
     @property
     def web(self) -> WebSearchProvider | None:
@@ -153,7 +154,7 @@ class AgentService:
 
     def graph(self, collection: str | None = None) -> Any:
         """The compiled agent graph for a collection."""
-        name = collection or self.settings.collection
+        name = check_collection_name(collection) if collection else self.settings.collection
         llm, fast_llm, web = self.llm, self.fast_llm, self.web
         with self._lock:
             if name not in self._graphs:

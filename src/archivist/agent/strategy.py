@@ -33,7 +33,7 @@ class StrategyChoice:
 
 def choose_strategy(settings: Settings) -> StrategyChoice:
     """The strategy the settings ask for; ``auto`` decides from the answering model."""
-    configured = str(getattr(settings, "strategy", "auto"))
+    configured = settings.agent.strategy
     if configured in ("tools", "pipeline"):
         return StrategyChoice(configured, f"set by strategy={configured}")
     from archivist.llm import describe_llm, supports_tool_calling

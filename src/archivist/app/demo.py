@@ -79,7 +79,9 @@ def main() -> int:
     workdir.mkdir(parents=True)
     guide_pdf = build_pdf(sorted(GUIDE.glob("*.md")), workdir / "archivist-guide.pdf")
     env = {**os.environ, "ARCHIVIST_DATA_DIR": str(workdir / "library")}
-    llm = env.setdefault("ARCHIVIST_LLM", "scripted")
+    if "ARCHIVIST_LLM" not in env:  # the deprecated spelling, still honoured
+        env.setdefault("ARCHIVIST_LLM__MODEL", "scripted")
+    llm = env.get("ARCHIVIST_LLM__MODEL") or env["ARCHIVIST_LLM"]
     steps = [
         ["ingest", str(GUIDE), str(guide_pdf)],
         ["list"],

@@ -183,7 +183,7 @@ class IngestJobs:
         self.application = application
         settings = application.settings
         self.uploads = settings.data_dir / "uploads"
-        self.queue = JobQueue(application.database, worker_name(), settings.job_lease_s)
+        self.queue = JobQueue(application.database, worker_name(), settings.server.job_lease_s)
         self._local: dict[str, Job] = {}  # submitted or run here: the freshest view
         self._lock = threading.Lock()
         self._poll_s = poll_s

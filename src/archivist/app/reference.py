@@ -19,6 +19,7 @@ from archivist.app.api.app import add_routes
 from archivist.app.cli.main import app as cli_app
 from archivist.app.mcp.server import build_server
 from archivist.settings import Settings
+from archivist.settings.names import FLAT_NAMES, FOREIGN_ENV, GROUPS, TOP_LEVEL, env_name
 
 __all__ = ["REFERENCE_DIR", "main", "render"]
 
@@ -48,29 +49,50 @@ def _constraints(field: FieldInfo) -> str:
     return ", ".join(marks)
 
 
+def _setting_row(key: str, env: list[str], field: FieldInfo) -> str:
+    annotation = field.annotation
+    kind = annotation.__name__ if isinstance(annotation, type) else _cell(annotation)
+    kind = kind.replace("typing.", "").replace("pathlib.", "")
+    limits = _constraints(field)
+    return (f"| `{key}` | {', '.join(f'`{e}`' for e in env)} | `{kind}`"
+            f"{' (' + limits + ')' if limits else ''} | {_cell(_default(field))} | "
+            f"{_cell(field.description or '')} |")
+
+
 def settings_page() -> str:
-    """Every setting: its ``archivist.toml`` key, environment variable, type and default."""
+    """Every setting by group: its ``archivist.toml`` key, environment variable, type, default."""
+    header = ["| key | environment | type | default | meaning |", "| --- | --- | --- | --- | --- |"]
     lines = [
         "# Settings reference", "", _NOTE, "",
-        "Every setting can be given in `archivist.toml` (the key), as an environment variable "
-        "or, for some, as a command-line flag; a later source wins (see the "
-        "[configuration guide](../guide/02-configuration.md)).", "",
-        "| key | environment | type | default | meaning |",
-        "| --- | --- | --- | --- | --- |",
+        "Every setting can be given in `archivist.toml`, as an environment variable or, for "
+        "some, as a command-line flag; a later source wins (see the "
+        "[configuration guide](../guide/02-configuration.md)). `data_dir` and `collection` "
+        "sit at the top of the file; every other setting belongs to a group, written as a "
+        "table (`[storage]` then `database_url = ...`) and in the environment with `__` "
+        "between the group and the name (`ARCHIVIST_STORAGE__DATABASE_URL`).", "",
+        "## Top level", "", *header,
     ]
-    for name, field in Settings.model_fields.items():
-        env = [f"ARCHIVIST_{name.upper()}"]
-        choices = getattr(field.validation_alias, "choices", None) or []
-        env += [c for c in choices if isinstance(c, str) and c.isupper() and c not in env]
-        annotation = field.annotation
-        kind = annotation.__name__ if isinstance(annotation, type) else _cell(annotation)
-        kind = kind.replace("typing.", "").replace("pathlib.", "")
-        limits = _constraints(field)
-        meaning = _cell(field.description or "")
-        lines.append(
-            f"| `{name}` | {', '.join(f'`{e}`' for e in env)} | `{kind}`"
-            f"{' (' + limits + ')' if limits else ''} | {_cell(_default(field))} | {meaning} |"
-        )
+    for name in TOP_LEVEL:
+        lines.append(_setting_row(name, [f"ARCHIVIST_{name.upper()}"], Settings.model_fields[name]))
+    foreign: dict[tuple[str, str], list[str]] = {}
+    for variable, place in FOREIGN_ENV.items():
+        foreign.setdefault(place, []).append(variable)
+    for group, model in GROUPS.items():
+        lines += ["", f"## `[{group}]`", "",
+                  " ".join((model.__doc__ or "").split()).replace("``", "`"), "", *header]
+        for name, field in model.model_fields.items():
+            env = [env_name(group, name), *foreign.get((group, name), [])]
+            lines.append(_setting_row(name, env, field))
+    lines += [
+        "", "## Deprecated flat names", "",
+        "Earlier releases named every setting at the top level. Those names are still read -- "
+        "at the top of `archivist.toml`, as `ARCHIVIST_NAME`, or as a keyword of `Settings` "
+        "and `open_application` -- and each use logs one warning naming the new spelling.", "",
+        "| flat name | now |", "| --- | --- |",
+    ]
+    for flat, (group, name) in sorted(FLAT_NAMES.items()):
+        lines.append(f"| `{flat}`, `ARCHIVIST_{flat.upper()}` | `[{group}] {name}`, "
+                     f"`{env_name(group, name)}` |")
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import delete, func, select
@@ -25,15 +26,16 @@ if TYPE_CHECKING:
 
 Rating = Literal["up", "down"]
 SETTINGS_RECORDED = (
-    "llm", "llm_fast", "temperature", "embedding_model", "search_mode", "search_k",
-    "prefetch_k", "strategy", "max_tool_calls", "max_sub_questions", "web_search",
-    "child_chars", "parent_max_chars",
+    "llm.model", "llm.fast_model", "llm.temperature", "index.embedding_model",
+    "index.search_mode", "index.search_k", "index.prefetch_k", "agent.strategy",
+    "agent.max_tool_calls", "agent.max_sub_questions", "agent.web_search",
+    "index.child_chars", "index.parent_max_chars",
 )
 
 
 def settings_used(settings: Settings, collection: str) -> dict[str, Any]:
     """The settings that shape an answer (stored with the turn, for feedback)."""
-    values = {name: getattr(settings, name, None) for name in SETTINGS_RECORDED}
+    values = {name: attrgetter(name)(settings) for name in SETTINGS_RECORDED}
     return {"collection": collection, **values}
 
 

@@ -30,10 +30,10 @@ class ChunkSizes:
     def of(cls, settings: Settings) -> ChunkSizes:
         """The sizes a settings tree asks for."""
         return cls(
-            settings.parent_min_chars,
-            settings.parent_max_chars,
-            settings.child_chars,
-            settings.child_overlap,
+            settings.index.parent_min_chars,
+            settings.index.parent_max_chars,
+            settings.index.child_chars,
+            settings.index.child_overlap,
         )
 
 

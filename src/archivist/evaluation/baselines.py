@@ -116,7 +116,7 @@ def _agent(
 
     # another strategy: a second service on the same model, closed with the application
     changes = {**(overrides or {}), **({"strategy": strategy} if strategy else {})}
-    service = app.agent_with(**changes)
+    service = app.agent_with(agent=changes)
 
     def ask(item: QAItem) -> dict[str, Any]:
         collector = ContextCollector()
@@ -146,7 +146,7 @@ def make_asker(
     The baselines use ``llm`` when given, else the agent service's model, so all three
     systems run on the same model. ``strategy`` (``tools`` or ``pipeline``) sets the
     agent's research strategy when it differs from the library's settings; ``overrides``
-    are other agent settings (e.g. ``{"table_queries": False}``).
+    are other settings of the agent group (e.g. ``{"table_queries": False}``).
     """
     if system not in SYSTEMS:
         raise ArchivistError(f"unknown system '{system}' (use {', '.join(SYSTEMS)})")

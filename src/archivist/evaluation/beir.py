@@ -12,12 +12,12 @@ the BEIR id as ``hit.document_name``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from archivist.collection_names import collection_name_from
 from archivist.types import ArchivistError, IngestReport
 
 if TYPE_CHECKING:
@@ -142,8 +142,7 @@ def corpus_markdown(title: str, text: str) -> str:
 
 def collection_for(dataset: BeirDataset) -> str:
     """The dedicated collection name for a dataset, e.g. ``beir_scifact``."""
-    slug = re.sub(r"[^A-Za-z0-9_-]+", "_", dataset.name).strip("_") or "corpus"
-    return f"beir_{slug}"
+    return collection_name_from(dataset.name, prefix="beir_")
 
 
 def ingest_corpus(

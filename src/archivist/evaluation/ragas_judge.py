@@ -204,7 +204,7 @@ def make_ragas_judge(
     ``embedder`` serves answer relevancy; ``chat`` replaces the model built from ``spec``.
     """
     metrics = _import_ragas()
-    judge_settings = settings.model_copy(update={"llm": spec, "llm_fast": None})
+    judge_settings = settings.with_values(llm={"model": spec, "fast_model": None})
     llm = ChatJudgeLLM(chat if chat is not None else make_chat_model(judge_settings),
                        profile_for(judge_settings))
     faithfulness = metrics["faithfulness"](llm=llm)

@@ -210,10 +210,10 @@ def _run_mode(
 def _relevant_settings(app: Application) -> dict[str, Any]:
     s = app.settings
     return {
-        "embedding_model": s.embedding_model,
-        "prefetch_k": s.prefetch_k,
-        "child_chars": s.child_chars,
-        "child_overlap": s.child_overlap,
-        "parent_min_chars": s.parent_min_chars,
-        "parent_max_chars": s.parent_max_chars,
+        "embedding_model": s.index.embedding_model,
+        "prefetch_k": s.index.prefetch_k,
+        "child_chars": s.index.child_chars,
+        "child_overlap": s.index.child_overlap,
+        "parent_min_chars": s.index.parent_min_chars,
+        "parent_max_chars": s.index.parent_max_chars,
     }

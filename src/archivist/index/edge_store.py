@@ -70,7 +70,7 @@ class DirectoryLock:
             raise LibraryInUse(
                 f"the library in {holder} is in use by another Archivist process "
                 "(start `archivist serve` on it and the CLI goes through the server, "
-                "or run Qdrant as a server and set ARCHIVIST_QDRANT_URL)"
+                "or run Qdrant as a server and set ARCHIVIST_STORAGE__QDRANT_URL)"
             ) from None
 
     def release(self) -> None:

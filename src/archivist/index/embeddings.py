@@ -131,8 +131,8 @@ def make_embedder(settings: Settings) -> Embedder:
     The ONNX backend needs a local model folder (the bundled default is one); for a model
     known only by its hub name it falls back to sentence-transformers.
     """
-    name, batch = settings.embedding_model, settings.embedding_batch_size
-    backend = settings.embedding_backend
+    name, batch = settings.index.embedding_model, settings.index.embedding_batch_size
+    backend = settings.index.embedding_backend
     if backend != "torch" and onnx_capable(name):
         from archivist.index.onnx_embeddings import OnnxEmbedder
 

@@ -17,7 +17,7 @@ Engine = Literal["qdrant-server", "pgvector", "qdrant-edge"]
 
 def uses_postgresql(settings: Settings) -> bool:
     """Whether ``database_url`` names a PostgreSQL database."""
-    return str(settings.database_url or "").startswith("postgres")
+    return str(settings.storage.database_url or "").startswith("postgres")
 
 
 def vector_engine(settings: Settings) -> Engine:
@@ -27,13 +27,15 @@ def vector_engine(settings: Settings) -> Engine:
     when ``database_url`` is PostgreSQL, else embedded Qdrant Edge; ``"qdrant"``: the
     server or the embedded engine; ``"pgvector"``: PostgreSQL, which must be there.
     """
-    if settings.vector_engine == "pgvector" and not uses_postgresql(settings):
-        raise ArchivistError("vector_engine: pgvector needs database_url = postgresql://…")
-    if settings.vector_engine == "pgvector" or (
-        settings.vector_engine == "auto" and not settings.qdrant_url and uses_postgresql(settings)
+    storage = settings.storage
+    if storage.vector_engine == "pgvector" and not uses_postgresql(settings):
+        raise ArchivistError("storage.vector_engine: pgvector needs "
+                             "storage.database_url = postgresql://…")
+    if storage.vector_engine == "pgvector" or (
+        storage.vector_engine == "auto" and not storage.qdrant_url and uses_postgresql(settings)
     ):
         return "pgvector"
-    return "qdrant-server" if settings.qdrant_url else "qdrant-edge"
+    return "qdrant-server" if storage.qdrant_url else "qdrant-edge"
 
 
 def open_vector_store(settings: Settings, *, migrate: bool = True) -> VectorStore:
@@ -47,13 +49,14 @@ def open_vector_store(settings: Settings, *, migrate: bool = True) -> VectorStor
     if engine == "pgvector":
         from archivist.index.pgvector_store import PgVectorStore
 
-        assert settings.database_url is not None  # the settings check it
-        return PgVectorStore(settings.database_url)
+        assert settings.storage.database_url is not None  # the settings check it
+        return PgVectorStore(settings.storage.database_url)
     if engine == "qdrant-server":
-        assert settings.qdrant_url is not None
+        assert settings.storage.qdrant_url is not None
         from archivist.index.qdrant_store import QdrantServerStore, connect
 
-        return QdrantServerStore(connect(settings.qdrant_url, settings.qdrant_api_key))
+        return QdrantServerStore(connect(settings.storage.qdrant_url,
+                                         settings.storage.qdrant_api_key))
     from archivist.index.edge_store import DirectoryLock, EdgeVectorStore
     from archivist.index.migration import migrate_legacy_store
 

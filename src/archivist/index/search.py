@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from archivist.collection_names import COLLECTION_PATTERN
 from archivist.index.embeddings import Embedder, embed_queries
 from archivist.index.hops import HopSearcher
 from archivist.index.rerank import RerankerSlot, rerank_head
@@ -20,7 +21,6 @@ from archivist.index.store import DocumentStore
 from archivist.index.table_sql import SqlResult, run_select
 from archivist.index.table_store import StoredTable
 from archivist.settings import (
-    COLLECTION_PATTERN,
     MAX_SEARCH_K,
     QUERY_MAX_CHARS,
     SEARCH_MODES_TEXT,
@@ -59,7 +59,7 @@ class HybridSearcher:
             self._hybrid_many,
             store.catalog,
             store.graph_indexer,
-            store.settings.multihop_searches,
+            store.settings.index.multihop_searches,
             lexical=self._bm25_many,
         )
 
@@ -74,12 +74,12 @@ class HybridSearcher:
         """The best ``k`` child chunks, best first, from ready documents only."""
         store = self.store
         name = store.collection_name(collection)
-        mode = mode or self.settings.search_mode
-        k = k or self.settings.search_k
+        mode = mode or self.settings.index.search_mode
+        k = k or self.settings.index.search_k
         if not query.strip() or not store.vectors.exists(name):
             return []
         reranker = self.reranker.get() if self.reranker is not None else None
-        depth = max(k, self.settings.rerank_depth) if reranker is not None else k
+        depth = max(k, self.settings.index.rerank_depth) if reranker is not None else k
         if mode == "multihop":
             hits = self.hops.multihop(query, depth, name, document_ids)
         elif mode == "graph":
@@ -87,7 +87,7 @@ class HybridSearcher:
         else:
             hits = self._search_many([query], depth, mode, name, document_ids)[0]
         if reranker is not None:
-            hits = rerank_head(reranker, query, hits, self.settings.rerank_depth)
+            hits = rerank_head(reranker, query, hits, self.settings.index.rerank_depth)
         return self._titled(hits[:k], name)
 
     def _titled(self, hits: list[SearchHit], collection: str) -> list[SearchHit]:
@@ -130,7 +130,7 @@ class HybridSearcher:
             limit=k + 8,
             queries=list(zip(dense, sparse, strict=True)),
             document_ids=document_ids,
-            prefetch_limit=max(self.settings.prefetch_k, k),
+            prefetch_limit=max(self.settings.index.prefetch_k, k),
         )
         return [
             [_hit(h.payload, h.score) for h in raw if h.payload.get("document_id") in ready][:k]
@@ -213,8 +213,8 @@ class CollectionRetriever:
         """One read-only SELECT over ``tables`` (see ``index/table_sql.py``)."""
         store = self.searcher.store
         rows = store.tables.rows(self.collection, [t.table_id for t in tables])
-        return run_select(tables, rows, sql, row_limit=store.settings.sql_row_limit,
-                          seconds=store.settings.sql_seconds)
+        return run_select(tables, rows, sql, row_limit=store.settings.agent.sql_row_limit,
+                          seconds=store.settings.agent.sql_seconds)
 
 
 def _hit(payload: dict[str, Any], score: float) -> SearchHit:

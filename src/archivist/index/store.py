@@ -11,6 +11,7 @@ import logging
 import threading
 from datetime import UTC, datetime
 
+from archivist.collection_names import check_collection_name
 from archivist.index.catalog import Catalog
 from archivist.index.embeddings import Embedder, make_embedder
 from archivist.index.engines import open_vector_store
@@ -68,7 +69,7 @@ class DocumentStore:
         self.vectors = vectors or open_vector_store(settings)
         self.database = database
         self.catalog = Catalog(database)
-        self.bm25 = BM25Encoder(settings.bm25_language)
+        self.bm25 = BM25Encoder(settings.index.bm25_language)
         self.graph = EntityGraph(database)
         self.graph_indexer = GraphIndexer(self.graph, self.catalog)
         self.tables = TableStore(database)
@@ -102,8 +103,8 @@ class DocumentStore:
         return self._embedder
 
     def collection_name(self, collection: str | None) -> str:
-        """``collection``, or the configured one."""
-        return collection or self.settings.collection
+        """``collection`` (checked against the one naming rule), or the configured one."""
+        return check_collection_name(collection) if collection else self.settings.collection
 
     # --- consistency -------------------------------------------------------------------
     def _repair(self) -> list[str]:
@@ -158,14 +159,14 @@ class DocumentStore:
 
     def prepare_collection(self, collection: str) -> None:
         """Create a collection for this store's embedding model, or check it matches."""
-        model = self.settings.embedding_model
+        model = self.settings.index.embedding_model
         known = self.catalog.collection_model(collection)
         if known is not None and known[0] != model:
             raise IndexMismatch(
                 f"collection '{collection}' was built with embedding model '{known[0]}' "
                 f"({known[1]} dimensions), but the library is set to '{model}'. "
                 f"Use --collection with a new name for the new model, or set "
-                f"ARCHIVIST_EMBEDDING_MODEL={known[0]}."
+                f"ARCHIVIST_INDEX__EMBEDDING_MODEL={known[0]}."
             )
         # A known collection's size comes from the catalog: no model load for a no-op ingest.
         dimension = known[1] if known is not None else self.embedder.dimension
@@ -181,7 +182,7 @@ class DocumentStore:
     def check_model(self, collection: str) -> None:
         """Raise :class:`IndexMismatch` when a collection was built with another model."""
         known = self.catalog.collection_model(collection)
-        if known is not None and known[0] != self.settings.embedding_model:
+        if known is not None and known[0] != self.settings.index.embedding_model:
             self.prepare_collection(collection)  # raises IndexMismatch with the full story
 
     # --- writing -----------------------------------------------------------------------

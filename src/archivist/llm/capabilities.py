@@ -76,7 +76,7 @@ def profile_for(settings: Settings, role: str = "answer") -> ModelProfile:
     The ``policy`` setting (``small`` / ``capable``) overrides the size class derived here.
     """
     profile = _derived_profile(settings, role)
-    forced = str(getattr(settings, "policy", "auto"))
+    forced = settings.agent.policy
     if forced in ("small", "capable") and forced != profile.size:
         return replace(profile, size=forced)  # type: ignore[arg-type]
     return profile
@@ -89,10 +89,10 @@ def _derived_profile(settings: Settings, role: str) -> ModelProfile:
     if provider == "local":
         return ModelProfile(
             structured=LOCAL_STRUCTURED, tool_calling=False,
-            parallel_slots=settings.local_parallel, size="small",
+            parallel_slots=settings.llm.local_parallel, size="small",
         )
     if provider == "openai":
-        base = settings.openai_base_url or ""
+        base = settings.llm.openai_base_url or ""
         if not base:
             return ModelProfile()
         if "api.openai.com" in base:  # named explicitly: whether tools work is not assumed

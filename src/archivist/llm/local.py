@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from archivist.llm.local_runtime import LocalServer, RuntimeOptions, local_server
 
-#: Reply cap when ``llm_max_tokens`` is not set. llama.cpp's own default is no cap: a small
+#: Reply cap when ``llm.max_tokens`` is not set. llama.cpp's own default is no cap: a small
 #: model that starts repeating itself then generates until its context is full (8,192
 #: tokens, about five minutes at 26 tokens/s).
 DEFAULT_REPLY_TOKENS = 1024

@@ -107,7 +107,8 @@ def default_llm() -> str:
     """The LLM when none is set: the fetched local model (1.5B, else 0.5B), else Ollama.
 
     ``archivist model fetch`` puts the local model in the model cache; a setting
-    (``ARCHIVIST_LLM``, ``llm`` in ``archivist.toml``, ``--llm``) always wins over this.
+    (``ARCHIVIST_LLM__MODEL``, ``[llm] model`` in ``archivist.toml``, ``--llm``) always wins
+    over this.
     """
     for name in (DEFAULT_LOCAL_MODEL, *MODELS):
         if is_cached(MODELS[name]):

@@ -37,7 +37,7 @@ def build_chat_model(settings: Settings, role: str = "answer") -> ChatModel:
     """Build the chat model for ``role`` ("answer" or "fast") with its capability profile.
 
     Temperature and timeout go to the model's constructor; real providers are wrapped with
-    retries (``settings.llm_max_retries``). The scripted test model is returned bare.
+    retries (``settings.llm.max_retries``). The scripted test model is returned bare.
     Building a model does not contact the provider.
     """
     provider, model = parse_llm_spec(llm_spec_for(settings, role))
@@ -61,7 +61,7 @@ def _slots(settings: Settings, provider: str, profile: ModelProfile) -> tuple[st
     """
     if profile.parallel_slots is None or provider == "local":
         return None
-    where = settings.ollama_base_url if provider == "ollama" else settings.openai_base_url
+    where = settings.llm.ollama_base_url if provider == "ollama" else settings.llm.openai_base_url
     return f"{provider}:{where}", profile.parallel_slots
 
 
@@ -72,7 +72,7 @@ def make_chat_model(settings: Settings, role: str = "answer") -> BaseChatModel:
 
 def _max_tokens(settings: Settings) -> int | None:
     """The reply-length cap (None: the provider's default)."""
-    return settings.llm_max_tokens
+    return settings.llm.max_tokens
 
 
 def _missing_extra(provider: str, exc: ImportError) -> ArchivistError:
@@ -89,10 +89,10 @@ def _build_ollama(settings: Settings, model: str) -> BaseChatModel:
 
     return ChatOllama(
         model=model,
-        base_url=settings.ollama_base_url,
-        temperature=settings.temperature,
+        base_url=settings.llm.ollama_base_url,
+        temperature=settings.llm.temperature,
         num_predict=_max_tokens(settings),
-        client_kwargs={"timeout": settings.llm_timeout_s},
+        client_kwargs={"timeout": settings.llm.timeout_s},
     )
 
 
@@ -103,7 +103,7 @@ def _build_openai(settings: Settings, model: str) -> BaseChatModel:
         raise _missing_extra("openai", exc) from exc
     api_key = os.environ.get("OPENAI_API_KEY")
     if not api_key:
-        if not settings.openai_base_url:
+        if not settings.llm.openai_base_url:
             raise ArchivistError(
                 "the 'openai' provider needs OPENAI_API_KEY, or openai_base_url "
                 "pointing at an OpenAI-compatible server"
@@ -112,8 +112,8 @@ def _build_openai(settings: Settings, model: str) -> BaseChatModel:
     kwargs: dict[str, Any] = {
         "model": model,
         "api_key": api_key,
-        "temperature": settings.temperature,
-        "timeout": settings.llm_timeout_s,
+        "temperature": settings.llm.temperature,
+        "timeout": settings.llm.timeout_s,
         "max_retries": 0,
         # ask for token usage in the stream's last chunk (stream_options.include_usage):
         # without it a streamed answer counts 0 tokens on OpenAI-compatible servers
@@ -122,8 +122,8 @@ def _build_openai(settings: Settings, model: str) -> BaseChatModel:
     max_tokens = _max_tokens(settings)
     if max_tokens:
         kwargs["max_tokens"] = max_tokens  # sent as "max_completion_tokens"
-    if settings.openai_base_url:
-        kwargs["base_url"] = settings.openai_base_url
+    if settings.llm.openai_base_url:
+        kwargs["base_url"] = settings.llm.openai_base_url
         if max_tokens:
             # llama-cpp-python's server (and other older OpenAI-compatible servers) only
             # read the legacy "max_tokens" and would otherwise generate until n_ctx.
@@ -141,8 +141,8 @@ def _build_anthropic(settings: Settings, model: str) -> BaseChatModel:
         extra["max_tokens"] = _max_tokens(settings)
     chat: BaseChatModel = ChatAnthropic(  # type: ignore[call-arg]
         model=model,
-        temperature=settings.temperature,
-        timeout=settings.llm_timeout_s,
+        temperature=settings.llm.temperature,
+        timeout=settings.llm.timeout_s,
         max_retries=0,
         **extra,
     )
@@ -156,8 +156,8 @@ def _build_google(settings: Settings, model: str) -> BaseChatModel:
         raise _missing_extra("google_genai", exc) from exc
     chat: BaseChatModel = ChatGoogleGenerativeAI(
         model=model,
-        temperature=settings.temperature,
-        timeout=settings.llm_timeout_s,
+        temperature=settings.llm.temperature,
+        timeout=settings.llm.timeout_s,
         max_retries=0,
         max_output_tokens=_max_tokens(settings),
     )
@@ -171,12 +171,12 @@ def _build_local(settings: Settings, model: str) -> BaseChatModel:
     return LocalChatModel(
         model_path=resolve_model_path(model),
         model_name=f"local:{model}" if model else "local",
-        temperature=settings.temperature,
+        temperature=settings.llm.temperature,
         max_tokens=_max_tokens(settings) or DEFAULT_REPLY_TOKENS,
-        context_per_slot=settings.local_context,
-        parallel=settings.local_parallel,
-        threads=settings.local_threads,
-        timeout_s=settings.local_timeout_s,
+        context_per_slot=settings.llm.local_context,
+        parallel=settings.llm.local_parallel,
+        threads=settings.llm.local_threads,
+        timeout_s=settings.llm.local_timeout_s,
     )
 
 
@@ -195,9 +195,9 @@ def describe_llm(settings: Settings, role: str = "answer") -> str:
     if provider == "scripted":
         return "the scripted test model"
     if provider == "ollama":
-        return f"ollama model {model} at {settings.ollama_base_url}"
+        return f"ollama model {model} at {settings.llm.ollama_base_url}"
     if provider == "openai":
-        where = settings.openai_base_url or "https://api.openai.com/v1"
+        where = settings.llm.openai_base_url or "https://api.openai.com/v1"
         return f"openai model {model} at {where}"
     if provider == "local":
         from archivist.llm.models import DEFAULT_LOCAL_MODEL

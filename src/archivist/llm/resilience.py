@@ -257,7 +257,7 @@ def with_backoff(
     rng: Callable[[], float] | None = None,
     slots: tuple[str, int] | None = None,
 ) -> RetryingChatModel:
-    """``model`` with transient failures retried ``settings.llm_max_retries`` times.
+    """``model`` with transient failures retried ``settings.llm.max_retries`` times.
 
     ``slots`` (server key, size) limits the calls in flight to that server.
 
@@ -267,7 +267,7 @@ def with_backoff(
     """
     cls = retrying_class(type(model))
     values = {name: getattr(model, name) for name in type(model).model_fields}
-    values["retries"] = max(0, settings.llm_max_retries)
+    values["retries"] = max(0, settings.llm.max_retries)
     if sleep is not None:
         values["retry_sleep"] = sleep
     if async_sleep is not None:

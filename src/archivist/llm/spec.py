@@ -40,11 +40,11 @@ def parse_llm_spec(spec: str) -> tuple[str, str]:
 
 def llm_is_set(settings: Settings) -> bool:
     """Whether the user chose the LLM (flag, environment, toml), not the default one."""
-    return "llm" in settings.model_fields_set
+    return "model" in settings.llm.model_fields_set
 
 
 def llm_spec_for(settings: Settings, role: str = "answer") -> str:
-    """Return the spec a role uses: ``fast`` (rewriting, grading) prefers ``llm_fast``."""
-    if role == "fast" and settings.llm_fast:
-        return settings.llm_fast
-    return settings.llm
+    """Return the spec a role uses: ``fast`` (rewriting, grading) prefers ``llm.fast_model``."""
+    if role == "fast" and settings.llm.fast_model:
+        return settings.llm.fast_model
+    return settings.llm.model

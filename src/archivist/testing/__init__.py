@@ -35,7 +35,7 @@ Each call is answered by, in order:
 
 "The question" is the text after the latest ``Question:`` line of the user messages, or
 the last user message.
-Select it for the whole app with ``ARCHIVIST_LLM=scripted``.
+Select it for the whole app with ``ARCHIVIST_LLM__MODEL=scripted``.
 """
 
 from __future__ import annotations

@@ -29,19 +29,19 @@ __all__ = [
 
 
 def make_web_search(settings: Settings) -> WebSearchProvider | None:
-    """Build the provider named by ``settings.web_search``; ``None`` when it is "off".
+    """Build the provider named by ``settings.agent.web_search``; ``None`` when it is "off".
 
-    ``settings.web_search_url`` replaces the provider's base URL (a mirror, a proxy, or a
+    ``settings.agent.web_search_url`` replaces the provider's base URL (a mirror, a proxy, or a
     local server in tests).
     """
-    choice = settings.web_search
+    choice = settings.agent.web_search
     if choice == "off":
         return None
-    timeout = settings.web_timeout_s
+    timeout = settings.agent.web_timeout_s
     if choice == "wikipedia":
-        return WikipediaProvider(settings.web_search_url or DEFAULT_WIKIPEDIA_URL, timeout)
+        return WikipediaProvider(settings.agent.web_search_url or DEFAULT_WIKIPEDIA_URL, timeout)
     if choice == "duckduckgo":
-        return DuckDuckGoProvider(settings.web_search_url or DEFAULT_DUCKDUCKGO_URL, timeout)
+        return DuckDuckGoProvider(settings.agent.web_search_url or DEFAULT_DUCKDUCKGO_URL, timeout)
     raise WebUnavailable(f"unknown web search provider {choice!r}")
 
 

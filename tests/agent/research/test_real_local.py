@@ -36,8 +36,9 @@ def test_a_question_end_to_end_on_the_local_model(tmp_path: Path, embedder) -> N
     for name, text in DOCS.items():
         (docs / name).write_text(text, encoding="utf-8")
     settings = Settings(
-        data_dir=tmp_path / "lib", llm=AGENT_SPEC, strategy="pipeline", temperature=0.0,
-        llm_max_tokens=96, llm_max_retries=1,
+        data_dir=tmp_path / "lib",
+        llm={"model": AGENT_SPEC, "temperature": 0.0, "max_tokens": 96, "max_retries": 1},
+        agent={"strategy": "pipeline"},
     )
     with Application(settings, embedder=embedder) as library:
         library.ingest.files([docs])
@@ -53,7 +54,7 @@ def test_a_question_end_to_end_on_the_local_model(tmp_path: Path, embedder) -> N
         searched = [s["detail"] for s in steps if s["kind"] == "search"]
         retrieved = {
             hit.document_id for query in searched
-            for hit in library.searcher.search(query, k=settings.tool_result_hits)
+            for hit in library.searcher.search(query, k=settings.agent.tool_result_hits)
         }
         stats = next(e.data for e in events if e.type == "stats")
         answer = "".join(tokens)

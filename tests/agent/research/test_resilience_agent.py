@@ -23,7 +23,7 @@ def unavailable() -> openai.InternalServerError:
 
 def retrying(model: ScriptedChatModel, retries: int, sleeps: list[float]):
     """Wrap the scripted model as ``make_chat_model`` wraps a real one; sleeps recorded."""
-    return with_backoff(model, Settings(llm="scripted", llm_max_retries=retries),
+    return with_backoff(model, Settings(llm={"model": "scripted", "max_retries": retries}),
                         sleep=sleeps.append, rng=lambda: 1.0)
 
 
@@ -130,11 +130,11 @@ def test_prompted_json_parses_the_first_object_or_reports_why_not() -> None:
     bad = runnable.invoke([HumanMessage("Question: q")])
     assert bad["parsed"] is None and "no JSON object" in str(bad["parsing_error"])
 
-    local = Settings(llm="openai:m", openai_base_url="http://127.0.0.1:1/v1")
+    local = Settings(llm={"model": "openai:m", "openai_base_url": "http://127.0.0.1:1/v1"})
     custom, profile = build_chat_model(local)
     assert profile.structured == "prompted"
     assert structured_output(custom, RelevanceGrades, profile).name == "RelevanceGradesPrompted"
-    cloud, cloud_profile = build_chat_model(Settings(llm="ollama:qwen3:4b"))
+    cloud, cloud_profile = build_chat_model(Settings(llm={"model": "ollama:qwen3:4b"}))
     assert cloud_profile.structured == "native"
     native = structured_output(cloud, RelevanceGrades, cloud_profile)
     assert native.name != "RelevanceGradesPrompted"

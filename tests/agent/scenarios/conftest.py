@@ -52,8 +52,9 @@ def write_excerpts(target: Path) -> Path:
 def scenario_settings(data_dir: Path) -> Settings:
     """The agent as the demo runs it on the 1.5B: pipeline strategy, replies capped."""
     return Settings(
-        data_dir=data_dir, llm=AGENT_SPEC, strategy="pipeline", temperature=0.0,
-        llm_max_tokens=256, llm_max_retries=1,
+        data_dir=data_dir,
+        llm={"model": AGENT_SPEC, "temperature": 0.0, "max_tokens": 256, "max_retries": 1},
+        agent={"strategy": "pipeline"},
     )
 
 

@@ -85,7 +85,7 @@ def test_reupload_same_name_replaces(client: TestClient) -> None:
 
 
 def test_bad_uploads_are_4xx_json(client: TestClient, open_app: object) -> None:
-    limit = client.app.state.application.settings.max_upload_mb  # type: ignore[attr-defined]
+    limit = client.app.state.application.settings.server.max_upload_mb  # type: ignore[attr-defined]
     big = b"x" * (limit * 1024 * 1024 + 200_000)
     response = client.post("/v1/documents", files=[("files", ("big.txt", big, "text/plain"))])
     assert response.status_code == 413

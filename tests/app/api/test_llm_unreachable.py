@@ -20,9 +20,15 @@ from archivist.settings import Settings
 @pytest.fixture(scope="module")
 def offline(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
             corpus: dict[str, Path]) -> Iterator[TestClient]:
-    settings = Settings(data_dir=tmp_path_factory.mktemp("offline"),
-                        llm="ollama:qwen3:4b", ollama_base_url="http://127.0.0.1:9",
-                        llm_max_retries=0, llm_timeout_s=5)
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("offline"),
+        llm={
+            "model": "ollama:qwen3:4b",
+            "ollama_base_url": "http://127.0.0.1:9",
+            "max_retries": 0,
+            "timeout_s": 5,
+        },
+    )
     library = Application(settings, embedder=embedder)
     library.ingest.files([corpus["zephyr"]])
     with TestClient(create_app(library, ui=False), base_url="http://localhost",

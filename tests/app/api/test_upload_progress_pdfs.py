@@ -41,7 +41,9 @@ def test_pdfs_uploaded_together_count_their_pages_up_as_they_convert(
     paths = [eval_dir / "pdfs" / name for name in PDFS]
     pages = {p.name: pymupdf.open(p).page_count for p in paths}
     total = sum(pages.values())
-    settings = Settings(data_dir=tmp_path / "lib", llm="scripted", ingest_workers=2)
+    settings = Settings(data_dir=tmp_path / "lib", llm={
+        "model": "scripted",
+    }, index={"ingest_workers": 2})
     library = Application(settings, embedder=embedder)
     try:
         with served(create_app(library, ui=False)) as url, httpx.Client(

@@ -111,18 +111,18 @@ def test_settings_precedence_flag_over_env_over_toml(
     from archivist.settings import load_settings
 
     toml = tmp_path / "archivist.toml"
-    toml.write_text('collection = "from_toml"\nsearch_k = 7\n')
+    toml.write_text('collection = "from_toml"\n[index]\nsearch_k = 7\n')
     monkeypatch.setenv("ARCHIVIST_CONFIG", str(toml))
     assert load_settings().collection == "from_toml"
-    assert load_settings().search_k == 7
+    assert load_settings().index.search_k == 7
     monkeypatch.setenv("ARCHIVIST_COLLECTION", "from_env")
     assert load_settings().collection == "from_env"
     assert load_settings(collection="from_flag").collection == "from_flag"
     monkeypatch.setenv("OLLAMA_HOST", "http://gpu-box:11434")
-    assert load_settings().ollama_base_url == "http://gpu-box:11434"
+    assert load_settings().llm.ollama_base_url == "http://gpu-box:11434"
 
 
 def test_invalid_setting_is_one_line_exit_2(monkeypatch: pytest.MonkeyPatch, data_dir: str) -> None:
-    monkeypatch.setenv("ARCHIVIST_SEARCH_K", "lots")
+    monkeypatch.setenv("ARCHIVIST_INDEX__SEARCH_K", "lots")
     code, out = cli("list", "--data-dir", data_dir)
     assert code == 2 and "invalid settings" in out and "search_k" in out

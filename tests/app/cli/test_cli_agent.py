@@ -1,4 +1,4 @@
-"""``archivist ask`` and ``archivist chat`` with the scripted model (ARCHIVIST_LLM=scripted)."""
+"""``archivist ask`` and ``archivist chat`` with the scripted model (ARCHIVIST_LLM__MODEL=scripted)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def app(monkeypatch: pytest.MonkeyPatch, embedder) -> typer.Typer:
     monkeypatch.setattr(
         "archivist.index.store.make_embedder", lambda *a, **k: embedder
     )
-    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", "scripted")
     cli = typer.Typer()
     cli_agent.register(cli)
     return cli
@@ -71,9 +71,9 @@ def test_ask_continues_a_thread(app, data_dir: Path) -> None:
 def test_unreachable_llm_is_one_line_then_retrieval_only_exit_3(
     app, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARCHIVIST_LLM", "ollama:qwen3:4b")
-    monkeypatch.setenv("ARCHIVIST_OLLAMA_BASE_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("ARCHIVIST_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", "ollama:qwen3:4b")
+    monkeypatch.setenv("ARCHIVIST_LLM__OLLAMA_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("ARCHIVIST_LLM__MAX_RETRIES", "0")
     args = ["ask", "How do I install PostgreSQL?", "--data-dir", str(data_dir)]
     result = runner.invoke(app, args)
     assert result.exit_code == 3, result.output
@@ -85,10 +85,10 @@ def test_unreachable_llm_is_one_line_then_retrieval_only_exit_3(
 def test_no_llm_and_no_local_model_is_one_line_naming_the_fetch_command(
     app, data_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.delenv("ARCHIVIST_LLM")
+    monkeypatch.delenv("ARCHIVIST_LLM__MODEL")
     monkeypatch.setenv("ARCHIVIST_MODEL_DIR", str(tmp_path / "no-models"))
-    monkeypatch.setenv("ARCHIVIST_OLLAMA_BASE_URL", "http://127.0.0.1:9")  # no Ollama
-    monkeypatch.setenv("ARCHIVIST_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("ARCHIVIST_LLM__OLLAMA_BASE_URL", "http://127.0.0.1:9")  # no Ollama
+    monkeypatch.setenv("ARCHIVIST_LLM__MAX_RETRIES", "0")
     args = ["ask", "How do I install PostgreSQL?", "--data-dir", str(data_dir)]
     result = runner.invoke(app, args)
     assert result.exit_code == 3, result.output

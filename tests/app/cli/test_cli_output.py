@@ -39,7 +39,7 @@ def model_from_fixture(monkeypatch: pytest.MonkeyPatch, embedder: Any) -> None:
     monkeypatch.setattr(
         "archivist.index.store.make_embedder", lambda *a, **k: embedder
     )
-    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", "scripted")
 
 
 def run_json(*args: str) -> Any:
@@ -93,8 +93,8 @@ def test_search_json_hits_and_defaults_from_settings(
     assert top["document_name"] == "cooking.md"
     assert top["heading_path"][:1] == ["Cooking notes"]
     assert {"document_id", "pages", "score", "text"} <= set(top)
-    monkeypatch.setenv("ARCHIVIST_SEARCH_K", "1")
-    monkeypatch.setenv("ARCHIVIST_SEARCH_MODE", "bm25")
+    monkeypatch.setenv("ARCHIVIST_INDEX__SEARCH_K", "1")
+    monkeypatch.setenv("ARCHIVIST_INDEX__SEARCH_MODE", "bm25")
     body = run_json("search", "knead the dough", "--data-dir", str(data_dir))
     assert body["k"] == 1 and body["mode"] == "bm25" and len(body["hits"]) == 1
     body = run_json("search", "knead the dough", "-k", "2", "--mode", "hybrid",

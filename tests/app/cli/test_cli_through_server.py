@@ -46,8 +46,8 @@ def start_server(data_dir: Path, tmp_path: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env.update(
         {
-            "ARCHIVIST_LLM": "scripted",
-            "ARCHIVIST_API_KEYS": "a-key-the-cli-does-not-have",
+            "ARCHIVIST_LLM__MODEL": "scripted",
+            "ARCHIVIST_SERVER__API_KEYS": "a-key-the-cli-does-not-have",
             "ARCHIVIST_CONFIG": "",
             "HF_HUB_OFFLINE": "1",
         }
@@ -157,7 +157,7 @@ def test_remove_and_unknown_document_go_through_the_server(setup: dict[str, Path
 def test_ask_streams_the_servers_answer(
     setup: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")  # the local run's model = the server's
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", "scripted")  # the local run's model = the server's
     question = "What does error code XK-4471 mean?"
     answers = []
     for key in ("local", "served"):
@@ -198,7 +198,7 @@ def test_show_and_collections_print_the_same_as_a_local_library(setup: dict[str,
 def test_chat_goes_through_the_server(
     setup: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARCHIVIST_LLM", "scripted")
+    monkeypatch.setenv("ARCHIVIST_LLM__MODEL", "scripted")
     typed = "What does error code XK-4471 mean?\n/new\nWhere is the red planet?\n/exit\n"
     outputs = []
     for key in ("local", "served"):
@@ -213,7 +213,7 @@ def test_mcp_goes_through_the_server(setup: dict[str, Path], tmp_path: Path) -> 
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
-    env.update({"ARCHIVIST_DATA_DIR": str(setup["served"]), "ARCHIVIST_LLM": "scripted",
+    env.update({"ARCHIVIST_DATA_DIR": str(setup["served"]), "ARCHIVIST_LLM__MODEL": "scripted",
                 "ARCHIVIST_CONFIG": "", "HF_HUB_OFFLINE": "1"})
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "archivist.app.mcp.server"], env=env

@@ -132,7 +132,7 @@ def test_turns_feedback_export_rename(
     assert stored["turn"] == 1 and stored["question"] == QUESTION
     assert "five years" in stored["answer"]
     assert stored["sources"][0]["document_name"] == "zephyr-manual.pdf"
-    assert stored["settings"]["llm"] == "scripted"
+    assert stored["settings"]["llm.model"] == "scripted"
     assert stored["settings"]["collection"] == "default"
     missing = http.post(f"/v1/conversations/{thread}/feedback", headers=ALICE,
                         json={"rating": "up", "turn": 7})

@@ -23,7 +23,7 @@ def test_several_workers_on_embedded_storage_are_refused_naming_the_setting(
     done = _serve(tmp_path, "--workers", "3")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "database_url" in lines[0] and "ARCHIVIST_DATABASE_URL" in lines[0]
+    assert len(lines) == 1 and "database_url" in lines[0] and "ARCHIVIST_STORAGE__DATABASE_URL" in lines[0]
     assert "Traceback" not in done.stdout + done.stderr
     assert not (tmp_path / "data").exists()  # refused before anything was opened
 

@@ -56,7 +56,7 @@ def test_every_command_prints_document_text_as_plain_text(tmp_path: Path) -> Non
         tmp_path / "lib")] for c in COMMANDS]
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env.update(FORCE_COLOR="1", COLUMNS="400", TERM="xterm-256color", HF_HUB_OFFLINE="1",
-               ARCHIVIST_LLM="scripted", ARCHIVIST_CONFIG="")
+               ARCHIVIST_LLM__MODEL="scripted", ARCHIVIST_CONFIG="")
     run = subprocess.run([sys.executable, "-c", RUNNER.format(commands=commands)],
                          input="which is the root account of the server?\n/exit\n",
                          capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)

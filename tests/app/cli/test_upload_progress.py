@@ -36,7 +36,9 @@ def test_a_70_page_pdf_reports_its_stages_pages_and_chunks(
         f"Section {n}\n\nThe reading for unit {n} was {n * 7} litres." + FILLER * 6
         for n in range(1, PAGES + 1)
     ])
-    library = Application(Settings(data_dir=tmp_path / "lib", llm="scripted"), embedder=embedder)
+    library = Application(Settings(data_dir=tmp_path / "lib", llm={
+        "model": "scripted",
+    }), embedder=embedder)
     seen: list[tuple[str, int, int, int, int]] = []
     page_counts: list[tuple[str, int]] = []  # (stage, the file's page count)
     try:

@@ -39,7 +39,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransfo
 
 def test_mcp_tools_over_stdio(data_dir: Path, tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("ARCHIVIST_")}
-    env.update({"ARCHIVIST_DATA_DIR": str(data_dir), "ARCHIVIST_LLM": "scripted",
+    env.update({"ARCHIVIST_DATA_DIR": str(data_dir), "ARCHIVIST_LLM__MODEL": "scripted",
                 "ARCHIVIST_CONFIG": "", "HF_HUB_OFFLINE": "1"})
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "archivist.app.mcp.server"], env=env)

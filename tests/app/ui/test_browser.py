@@ -35,7 +35,7 @@ TIMEOUT_MS = 90_000  # generous: the machine may be busy with other work
 def server_url(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder
                ) -> Iterator[str]:
     """A real uvicorn server (API + UI) on a free localhost port, scripted model behind it."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("browser-lib"), llm="scripted")
+    settings = Settings(data_dir=tmp_path_factory.mktemp("browser-lib"), llm={"model": "scripted"})
     library = Application(settings, embedder=embedder, llm=clarifying_slow_model())
     with served(create_app(library)) as url:
         yield url

@@ -45,7 +45,7 @@ def served_library(tmp_path_factory: pytest.TempPathFactory,
                    embedder: SentenceTransformerEmbedder, corpus: dict[str, Path]
                    ) -> Iterator[tuple[str, Application]]:
     """A real server (API + UI) over the Zephyr manual, and the orchard notes in 'orchard'."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("browser-conv"), llm="scripted")
+    settings = Settings(data_dir=tmp_path_factory.mktemp("browser-conv"), llm={"model": "scripted"})
     library = Application(settings, embedder=embedder, llm=SlowStreamingModel())
     library.ingest.files([corpus["zephyr"]])
     library.ingest.files([corpus["orchard"]], collection="orchard")

@@ -59,11 +59,13 @@ def test_spec_without_model_is_an_error() -> None:
 
 def test_ollama_model_gets_settings_in_its_constructor() -> None:
     settings = Settings(
-        llm="ollama:qwen3:4b-instruct-2507-q4_K_M",
-        ollama_base_url="http://127.0.0.1:9999",
-        temperature=0.3,
-        llm_timeout_s=42.0,
-        llm_max_retries=5,
+        llm={
+            "model": "ollama:qwen3:4b-instruct-2507-q4_K_M",
+            "ollama_base_url": "http://127.0.0.1:9999",
+            "temperature": 0.3,
+            "timeout_s": 42.0,
+            "max_retries": 5,
+        },
     )
     model = make_chat_model(settings)
     assert isinstance(model, RetryingChatModel)
@@ -77,19 +79,21 @@ def test_ollama_model_gets_settings_in_its_constructor() -> None:
 
 
 def test_fast_role_uses_llm_fast_when_set() -> None:
-    settings = Settings(llm="ollama:qwen3:8b", llm_fast="ollama:qwen3:1.7b")
+    settings = Settings(llm={"model": "ollama:qwen3:8b", "fast_model": "ollama:qwen3:1.7b"})
     assert make_chat_model(settings, role="fast").model == "qwen3:1.7b"  # type: ignore[attr-defined]
     assert make_chat_model(settings).model == "qwen3:8b"  # type: ignore[attr-defined]
-    plain = Settings(llm="ollama:qwen3:8b")
+    plain = Settings(llm={"model": "ollama:qwen3:8b"})
     assert make_chat_model(plain, role="fast").model == "qwen3:8b"  # type: ignore[attr-defined]
 
 
 def test_openai_compatible_server_needs_no_key() -> None:
     settings = Settings(
-        llm="openai:gemma3-270m",
-        openai_base_url="http://127.0.0.1:8080/v1",
-        temperature=0.1,
-        llm_timeout_s=30.0,
+        llm={
+            "model": "openai:gemma3-270m",
+            "openai_base_url": "http://127.0.0.1:8080/v1",
+            "temperature": 0.1,
+            "timeout_s": 30.0,
+        },
     )
     inner = make_chat_model(settings)
     assert isinstance(inner, ChatOpenAI)
@@ -104,13 +108,13 @@ def test_openai_compatible_server_needs_no_key() -> None:
 
 def test_openai_base_url_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8081/v1")
-    inner = make_chat_model(Settings(llm="openai:local"))
+    inner = make_chat_model(Settings(llm={"model": "openai:local"}))
     assert inner.openai_api_base == "http://127.0.0.1:8081/v1"
 
 
 def test_openai_without_key_or_base_url_is_a_clear_error() -> None:
     with pytest.raises(ArchivistError, match="OPENAI_API_KEY"):
-        make_chat_model(Settings(llm="openai:gpt-4o-mini"))
+        make_chat_model(Settings(llm={"model": "openai:gpt-4o-mini"}))
 
 
 @pytest.mark.parametrize(
@@ -126,26 +130,26 @@ def test_missing_provider_package_names_the_extra(
 ) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # makes the import fail
     with pytest.raises(ArchivistError) as caught:
-        make_chat_model(Settings(llm=spec))
+        make_chat_model(Settings(llm={"model": spec}))
     assert f"pip install 'archivist[{extra}]'" in str(caught.value)
 
 
 def test_scripted_model_is_returned_bare() -> None:
     from archivist.testing import ScriptedChatModel
 
-    model = make_chat_model(Settings(llm="scripted"))
+    model = make_chat_model(Settings(llm={"model": "scripted"}))
     assert isinstance(model, ScriptedChatModel)
 
 
 def test_describe_llm() -> None:
     assert (
-        describe_llm(Settings(llm="ollama:qwen3:4b-instruct-2507-q4_K_M"))
+        describe_llm(Settings(llm={"model": "ollama:qwen3:4b-instruct-2507-q4_K_M"}))
         == "ollama model qwen3:4b-instruct-2507-q4_K_M at http://localhost:11434"
     )
-    local = Settings(llm="openai:gemma", openai_base_url="http://127.0.0.1:8080/v1")
+    local = Settings(llm={"model": "openai:gemma", "openai_base_url": "http://127.0.0.1:8080/v1"})
     assert describe_llm(local) == "openai model gemma at http://127.0.0.1:8080/v1"
-    assert "scripted" in describe_llm(Settings(llm="scripted"))
-    fast = Settings(llm="ollama:qwen3:8b", llm_fast="ollama:qwen3:1.7b")
+    assert "scripted" in describe_llm(Settings(llm={"model": "scripted"}))
+    fast = Settings(llm={"model": "ollama:qwen3:8b", "fast_model": "ollama:qwen3:1.7b"})
     assert "qwen3:1.7b" in describe_llm(fast, role="fast")
 
 
@@ -172,7 +176,7 @@ def test_describe_llm() -> None:
     ],
 )
 def test_supports_tool_calling(spec: str, base_url: str | None, expected: bool) -> None:
-    settings = Settings(llm=spec, openai_base_url=base_url)
+    settings = Settings(llm={"model": spec, "openai_base_url": base_url})
     assert supports_tool_calling(settings) is expected
 
 
@@ -197,14 +201,14 @@ def test_unreachable_ollama_is_retried_then_reported_as_connection_error() -> No
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    settings = Settings(llm="ollama:qwen3:0.6b", ollama_base_url=f"http://127.0.0.1:{port}")
+    settings = Settings(llm={"model": "ollama:qwen3:0.6b", "ollama_base_url": f"http://127.0.0.1:{port}"})
     delays: list[float] = []
     model = make_chat_model(settings)
     model = model.model_copy(update={"retry_sleep": delays.append})
     with pytest.raises(Exception) as caught:
         model.invoke("hi")
     assert is_connection_error(caught.value)
-    assert len(delays) == settings.llm_max_retries
+    assert len(delays) == settings.llm.max_retries
 
 
 class CappedSettings(Settings):

@@ -72,28 +72,28 @@ class ResearchNodes:
         self.policy = policy
         self.fast_llm = fast_llm or llm
         self.strategy = strategy or choose_strategy(settings)
-        self.tools = {t.name: t for t in make_tools(retriever, settings.tool_result_hits)}
+        self.tools = {t.name: t for t in make_tools(retriever, settings.agent.tool_result_hits)}
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
         self.grader: Gate = ScoreGate() if policy.score_gate else Grader(
             self.fast_llm, fast_profile, gate=not self.strategy.uses_tools, policy=policy)
-        self.runner = ToolRound(self.tools, self.grader, settings.max_tool_calls)
+        self.runner = ToolRound(self.tools, self.grader, settings.agent.max_tool_calls)
         self.corrective = Corrective(
-            llm, self.grader, self.tools[SEARCH], web, settings.web_results,
+            llm, self.grader, self.tools[SEARCH], web, settings.agent.web_results,
             read_tool=self.tools[READ_PARENT],
-            read_chars=0 if self.strategy.uses_tools else settings.pipeline_read_chars,
+            read_chars=0 if self.strategy.uses_tools else settings.agent.pipeline_read_chars,
             embedder=embedder,
             unit_tokens=policy.unit_tokens,
             write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
             else prompts.WRITE_UNITS_SYSTEM,
         )
-        self.table_path = (TablePath(llm, retriever, embedder) if settings.table_queries
+        self.table_path = (TablePath(llm, retriever, embedder) if settings.agent.table_queries
                            else None)
         self.document_path = DocumentPath(llm, retriever, policy)
-        self.max_tool_calls = settings.max_tool_calls
-        self.max_iterations = settings.max_iterations
-        self.compression_tokens = settings.compression_tokens
+        self.max_tool_calls = settings.agent.max_tool_calls
+        self.max_iterations = settings.agent.max_iterations
+        self.compression_tokens = settings.agent.compression_tokens
 
     # --- nodes -------------------------------------------------------------------------
     def tables(self, state: ResearchState) -> dict[str, Any]:

@@ -72,7 +72,7 @@ def create_app(
     settings = application.settings
     registry = ThreadRegistry(application.database)
     jobs = IngestJobs(application, run=ingest)
-    for folder in settings.sync_folder_list:
+    for folder in settings.server.sync_folder_list:
         if not folder.is_dir():
             raise ArchivistError(f"{folder}: a sync folder that is not a folder (sync_folders)")
     turns = application.turns
@@ -80,9 +80,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(running: FastAPI) -> AsyncIterator[None]:
         watcher = None
-        if settings.sync_folder_list:
-            folders = FolderSync(application, settings.sync_folder_list, settings.collection)
-            watcher = SyncThread(folders, settings.sync_interval_s).start()
+        if settings.server.sync_folder_list:
+            folders = FolderSync(application, settings.server.sync_folder_list, settings.collection)
+            watcher = SyncThread(folders, settings.server.sync_interval_s).start()
         try:
             yield
         finally:
@@ -99,7 +99,7 @@ def create_app(
         version=package_version(),
         summary="Ask questions about your documents; answers cite the pages they came from.",
         description=(
-            "When the server has API keys (`ARCHIVIST_API_KEYS`), every endpoint except "
+            "When the server has API keys (`ARCHIVIST_SERVER__API_KEYS`), every endpoint except "
             "`GET /health` needs `Authorization: Bearer <key>`, and each key sees only its "
             "own conversations. Errors are JSON: `{\"error\": {\"type\", \"message\"}}`."
         ),
@@ -117,8 +117,8 @@ def create_app(
     app.state.shutdown_hooks = []  # run first when the server stops
     install_error_handlers(app)
     app.add_middleware(
-        RequestGuard, keys=app.state.keys, trusted_hosts=settings.trusted_host_list,
-        upload_limit=settings.max_upload_mb * 1024 * 1024,
+        RequestGuard, keys=app.state.keys, trusted_hosts=settings.server.trusted_host_list,
+        upload_limit=settings.server.max_upload_mb * 1024 * 1024,
     )
 
     add_routes(app)

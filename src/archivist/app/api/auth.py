@@ -191,9 +191,9 @@ CallerDep = Annotated[Caller, Depends(current_caller)]
 
 def key_checker(settings: Settings) -> KeyChecker:
     """The key checker of a server's settings."""
-    return KeyChecker(settings.api_key_list, admin=settings.admin_key_list,
-                      read_only=settings.read_only_key_list,
-                      collections=settings.key_collections)
+    return KeyChecker(settings.server.api_key_list, admin=settings.server.admin_key_list,
+                      read_only=settings.server.read_only_key_list,
+                      collections=settings.server.key_collections)
 
 
 class ThreadRegistry:

@@ -11,8 +11,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from archivist.app.limits import MESSAGE_MAX_CHARS
+from archivist.collection_names import COLLECTION_PATTERN
 from archivist.events import SOURCE_EXAMPLE, CheckedClaim, Source
-from archivist.settings import COLLECTION_PATTERN
 
 THREAD_PATTERN = r"^[A-Za-z0-9_-]{1,100}$"
 

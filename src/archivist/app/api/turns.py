@@ -176,7 +176,7 @@ def _collect(turn: Iterator[Event], thread_id: str) -> Answer:
 
 def llm_unavailable(settings: Settings, answer: Answer) -> JSONResponse:
     """503 naming the LLM provider, with the retrieval-only answer for clients that want it."""
-    provider, model = parse_llm_spec(settings.llm)
+    provider, model = parse_llm_spec(settings.llm.model)
     errors = answer.stats.get("errors") or [f"cannot reach the LLM ({provider})"]
     body = {
         "error": {

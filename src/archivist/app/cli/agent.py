@@ -38,7 +38,7 @@ Verbose = Annotated[
 ]
 Llm = Annotated[
     str | None,
-    typer.Option("--llm", help='"provider:model" or "scripted" (default: ARCHIVIST_LLM).'),
+    typer.Option("--llm", help='"provider:model" or "scripted" (default: the llm.model setting).'),
 ]
 
 
@@ -148,7 +148,9 @@ def ask(
     as_json: JsonOutput = False,
 ) -> None:
     """Ask one question; the answer streams, then its Sources and the thread id."""
-    with _user_errors(), open_app_or_server(data_dir, collection, llm=llm) as application:
+    with _user_errors(), open_app_or_server(
+        data_dir, collection, llm={"model": llm}
+    ) as application:
         service = application.agent
         if as_json:
             result = turn_json(service.stream(question, thread, collection))
@@ -173,7 +175,9 @@ def chat(
     ] = None,
 ) -> None:
     """An interactive conversation: /new starts a new one, /exit (or Ctrl-D) quits."""
-    with _user_errors(), open_app_or_server(data_dir, collection, llm=llm) as application:
+    with _user_errors(), open_app_or_server(
+        data_dir, collection, llm={"model": llm}
+    ) as application:
         service = application.agent
         console.print(Text("Ask about your documents. /new starts over, /exit quits.", "dim"))
         degraded = False

@@ -160,7 +160,7 @@ def open_app_or_server(
     address = running_server(settings.data_dir)
     if address is None:
         return _open_local(settings)
-    if overrides.get("llm"):
+    if overrides.get("llm", {}).get("model"):
         fail(
             f"the library in {settings.data_dir} is served by `archivist serve` at "
             f"{address.url}, which answers with its own model; drop --llm or stop the server"

@@ -303,8 +303,8 @@ def register(app: typer.Typer) -> None:
                 print_json({
                     "query": query,
                     "collection": collection or application.settings.collection,
-                    "k": request.k or application.settings.search_k,
-                    "mode": request.mode or application.settings.search_mode,
+                    "k": request.k or application.settings.index.search_k,
+                    "mode": request.mode or application.settings.index.search_mode,
                     "hits": [h.to_dict() for h in hits],
                 })
                 return

@@ -178,7 +178,7 @@ def answers(
         fail(f"unknown system '{system}' (use {', '.join(SYSTEMS)})", EXIT_USAGE)
     if strategy is not None and strategy not in _STRATEGIES:
         fail(f"unknown strategy '{strategy}' (use tools or pipeline)", EXIT_USAGE)
-    overrides: dict[str, Any] = {"strategy": strategy} if strategy else {}
+    overrides: dict[str, Any] = {"agent": {"strategy": strategy}} if strategy else {}
     out_dir = out or Path("eval-results") / dataset.stem
     with eval_errors():
         items = load_qa_dataset(dataset)

@@ -28,12 +28,12 @@ def export(
 ) -> None:
     """Write rated answers as eval questions (thumbs-down = regression case)."""
     settings = settings_from_cli(data_dir=data_dir)
-    if settings.database_url is None:
+    if settings.storage.database_url is None:
         path = database_file(settings.data_dir)
         if not path.is_file() and not legacy_files(settings.data_dir):
             fail(f"no feedback yet: {path} does not exist (ratings are given in the server)")
     try:
-        database = open_database(settings.database_url, settings.data_dir)
+        database = open_database(settings.storage.database_url, settings.data_dir)
     except DatabaseError as exc:
         fail(str(exc))
     try:

@@ -72,19 +72,19 @@ def register(app: typer.Typer) -> None:
         """Export the embedding model to ONNX now (once), not on the first ingest."""
         quiet_libraries(pdf=False)
         settings = settings_from_cli()
-        if settings.embedding_backend == "torch":
+        if settings.index.embedding_backend == "torch":
             console.print("embedding_backend is torch: nothing to prepare")
             return
         from archivist.index.embeddings import onnx_capable
         from archivist.index.onnx_embeddings import prepare as prepare_onnx
 
-        if not onnx_capable(settings.embedding_model):
-            console.print(f"{escape(settings.embedding_model)} runs on sentence-transformers: "
-                          "nothing to prepare")
+        if not onnx_capable(settings.index.embedding_model):
+            console.print(f"{escape(settings.index.embedding_model)} runs on "
+                          "sentence-transformers: nothing to prepare")
             return
         try:
             path, seconds = prepare_onnx(
-                settings.embedding_model, settings.embedding_backend == "onnx-int8"
+                settings.index.embedding_model, settings.index.embedding_backend == "onnx-int8"
             )
         except ArchivistError as exc:
             fail(str(exc), EXIT_ERROR)

@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
             progress.update(tasks[collection], completed=done)
 
         def embedder_for(model: str) -> SentenceTransformerEmbedder:
-            return SentenceTransformerEmbedder(model, settings.embedding_batch_size)
+            return SentenceTransformerEmbedder(model, settings.index.embedding_batch_size)
 
         try:
             with progress:

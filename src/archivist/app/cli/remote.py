@@ -182,8 +182,8 @@ class RemoteApplication:
         """The best ``k`` chunks, best first."""
         params = {
             "q": query,
-            "k": k or self.settings.search_k,
-            "mode": mode or self.settings.search_mode,
+            "k": k or self.settings.index.search_k,
+            "mode": mode or self.settings.index.search_mode,
             "collection": self._collection(collection),
         }
         if not query.strip():

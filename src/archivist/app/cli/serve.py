@@ -61,12 +61,13 @@ def shared_problem(settings: Settings, what: str) -> str | None:
     from archivist.index.engines import vector_engine
     from archivist.storage import is_embedded
 
-    if is_embedded(settings.database_url):
-        return (f"{what}: embedded storage serves one process; set database_url "
-                "(ARCHIVIST_DATABASE_URL) to a postgresql:// database to run several")
+    if is_embedded(settings.storage.database_url):
+        return (f"{what}: embedded storage serves one process; set storage.database_url "
+                "(ARCHIVIST_STORAGE__DATABASE_URL) to a postgresql:// database to run several")
     if vector_engine(settings) == "qdrant-edge":
-        return (f"{what}: the embedded vector engine serves one process; set vector_engine "
-                "to pgvector (or auto) or qdrant_url (ARCHIVIST_QDRANT_URL) to a shared engine "
+        return (f"{what}: the embedded vector engine serves one process; set "
+                "storage.vector_engine to pgvector (or auto) or storage.qdrant_url "
+                "(ARCHIVIST_STORAGE__QDRANT_URL) to a shared engine "
                 "to run several")
     return None
 
@@ -86,7 +87,7 @@ def _serve_workers(settings: Settings, sock: socket.socket, workers: int, token:
 
     os.environ.update({"ARCHIVIST_DATA_DIR": str(settings.data_dir.resolve()),
                        "ARCHIVIST_COLLECTION": settings.collection,
-                       "ARCHIVIST_HOST": settings.host, WORKER_TOKEN: token,
+                       "ARCHIVIST_SERVER__HOST": settings.server.host, WORKER_TOKEN: token,
                        NO_INGEST: "" if ingest else "1"})
     config = uvicorn.Config("archivist.app.api.workers:worker_app", factory=True,
                             workers=workers, log_level="warning", timeout_keep_alive=30)
@@ -126,7 +127,8 @@ def register(app: typer.Typer) -> None:
 
         quiet_libraries()
         logging.getLogger("archivist.sync").setLevel(logging.INFO)  # what a watched folder did
-        settings = settings_from_cli(host=host, port=port, data_dir=data_dir, collection=collection)
+        settings = settings_from_cli(server={"host": host, "port": port}, data_dir=data_dir,
+                                     collection=collection)
         if problem := workers_problem(settings, workers):
             fail(problem, EXIT_USAGE)
         if not ingest and (problem := shared_problem(settings, "--no-ingest")):
@@ -140,30 +142,31 @@ def register(app: typer.Typer) -> None:
             fail(str(exc), EXIT_ERROR)
         except RuntimeError as exc:  # embedded Qdrant already open in another process
             fail(f"cannot open the library in {settings.data_dir}: {exc}", EXIT_ERROR)
-        sock = bind(settings.host, settings.port)
+        sock = bind(settings.server.host, settings.server.port)
         bound_port = sock.getsockname()[1]
-        shown = f"[{settings.host}]" if ":" in settings.host else settings.host
+        shown = f"[{settings.server.host}]" if ":" in settings.server.host else settings.server.host
         url = f"http://{shown}:{bound_port}"
         console.print(f"Archivist listening on {url}  (web UI {url}/ui · API docs {url}/docs)")
         console.print(f"answers with the {describe_llm(settings)}")
-        if not llm_is_set(settings) and not settings.llm.startswith("local"):
+        if not llm_is_set(settings) and not settings.llm.model.startswith("local"):
             err_console.print(
                 "[yellow]note:[/yellow] no local model is fetched; `archivist model fetch` "
-                "gets one, or set ARCHIVIST_LLM"
+                "gets one, or set ARCHIVIST_LLM__MODEL"
             )
-        if settings.host not in LOCAL_HOSTS and not key_checker(settings).enabled:
+        listen = settings.server
+        if listen.host not in LOCAL_HOSTS and not key_checker(settings).enabled:
             err_console.print(
                 "[yellow]warning:[/yellow] listening beyond localhost with no API keys; "
-                "set ARCHIVIST_API_KEYS to require them"
+                "set ARCHIVIST_SERVER__API_KEYS to require them"
             )
-        if settings.host not in LOCAL_HOSTS and set(settings.trusted_host_list) <= LOCAL_HOSTS:
+        if listen.host not in LOCAL_HOSTS and set(listen.trusted_host_list) <= LOCAL_HOSTS:
             err_console.print(
                 "[yellow]note:[/yellow] the server answers only to the host names "
-                f"{', '.join(settings.trusted_host_list)}; set ARCHIVIST_TRUSTED_HOSTS to the "
-                "names clients use"
+                f"{', '.join(listen.trusted_host_list)}; set "
+                "ARCHIVIST_SERVER__TRUSTED_HOSTS to the names clients use"
             )
         # the CLI on this machine finds the server here and goes through it
-        address = ServerAddress(_reachable(settings.host, bound_port), new_token(), os.getpid())
+        address = ServerAddress(_reachable(listen.host, bound_port), new_token(), os.getpid())
         if api is None:
             write_server_file(settings.data_dir, address)
             try:

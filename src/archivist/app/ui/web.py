@@ -387,6 +387,6 @@ def mount_ui(app: FastAPI, application: Application, path: str) -> None:
     gr.mount_gradio_app(
         app, demo, path=path, auth=logins.login if checker.enabled else None,
         auth_message="Log in with a user name of your choice and one of the server's API keys.",
-        max_file_size=f"{settings.max_upload_mb}mb", footer_links=[], css=CSS,
+        max_file_size=f"{settings.server.max_upload_mb}mb", footer_links=[], css=CSS,
         head=SOURCE_JS, run_history=False,
     )

@@ -33,9 +33,9 @@ from archivist.app.api.models import (
 from archivist.app.api.multipart import UPLOAD_BODY, stream_files
 from archivist.app.jobs import Job
 from archivist.app.upload_names import safe_name
+from archivist.collection_names import COLLECTION_PATTERN
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.index.search import SearchRequest
-from archivist.settings import COLLECTION_PATTERN
 from archivist.types import DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ async def upload(
     unreadable ones fail with a reason; the rest of the batch is ingested. Each file is
     written once, straight from the request into the upload's staging folder.
     """
-    limit_mb = application.settings.max_upload_mb
+    limit_mb = application.settings.server.max_upload_mb
     name = collection or application.settings.collection
     caller.check_write(name)
     job = Job(uuid.uuid4().hex[:16], caller.owner, name, staged=[],

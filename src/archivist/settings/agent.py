@@ -1,0 +1,72 @@
+"""``[agent]``: how the agent researches and answers, and what it may spend."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+StrategySetting = Literal["auto", "tools", "pipeline"]
+
+
+class AgentSettings(BaseModel):
+    """Strategy, policy, budgets, tables and web search (``[agent]``, ``ARCHIVIST_AGENT__*``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    strategy: StrategySetting = Field(default="auto",
+        description="tools, pipeline, or auto (by model).",
+    )
+    policy: Literal["auto", "small", "capable"] = Field(
+        default="auto", description="Small-model checks (small) or none (capable); auto: "
+        "small for the local provider and models under 7B.")
+
+    # --- budgets -------------------------------------------------------------------
+    max_tool_calls: int = Field(default=8, ge=1, description="Tool calls per sub-question.")
+    max_iterations: int = Field(default=6, ge=1, description="Model turns per sub-question.")
+    max_sub_questions: int = Field(default=3, ge=1, le=3,
+        description="Parts of a compound question.",
+    )
+    compression_tokens: int = Field(default=6000, ge=200,
+        description="Working memory compressed past it.",
+    )
+    memory_turns: int = Field(default=4, ge=1, description="Turns kept verbatim.")
+    memory_summary_tokens: int = Field(default=2000, ge=100,
+        description="Size of the turns' summary.",
+    )
+    tool_result_hits: int = Field(default=6, ge=1, le=20,
+        description="Passages a search shows the model.",
+    )
+    pipeline_read_chars: int = Field(
+        default=4000, ge=0,
+        description="pipeline strategy: characters of whole parent sections read for the "
+        "answer, best passage's section first (0: answer from the passages only).",
+    )
+    max_clarifications: int = Field(default=2, ge=0, description="Ask-back rounds per question.")
+    second_look: bool = Field(
+        default=True,
+        description="When an answer abstains although passages were graded relevant, read "
+        "them once more with a find-the-row prompt (one more LLM call).",
+    )
+
+    # --- tables --------------------------------------------------------------------
+    table_queries: bool = Field(default=True, description="Computations over the documents' "
+                                "tables by one read-only SQL query the model writes.")
+    sql_row_limit: int = Field(default=200, ge=1, le=10_000, description="Rows a query returns.")
+    sql_seconds: float = Field(default=2.0, gt=0, le=60, description="Time a query may take.")
+
+    # --- web search ----------------------------------------------------------------
+    web_search: Literal["off", "wikipedia", "duckduckgo"] = Field(default="off",
+        description="Web search.",
+    )
+    web_search_url: str | None = Field(default=None,
+        description="The web provider's URL (a mirror).",
+    )
+    web_timeout_s: float = Field(default=8.0, description="Seconds a web search may take.")
+    web_results: int = Field(default=3, ge=1, le=10, description="Web results per web search.")
+
+    # --- tracing -------------------------------------------------------------------
+    otlp_endpoint: str | None = Field(
+        default=None, description="OpenTelemetry collector for the agent's spans "
+        "(OTEL_EXPORTER_OTLP_ENDPOINT is read too).",
+    )
