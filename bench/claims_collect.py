@@ -1,6 +1,7 @@
 """Collect (claim, evidence) pairs from real agent runs, for labelling by hand.
 
-Usage (``ARCHIVIST_LLM__MODEL=local``, ``ARCHIVIST_AGENT__STRATEGY=pipeline`` from the environment)::
+Usage (``ARCHIVIST_LLM__MODEL=local``, ``ARCHIVIST_AGENT__STRATEGY=pipeline`` from the
+environment)::
 
     python bench/claims_collect.py QUESTIONS --data-dir DIR --out pairs.jsonl \\
         [--files F ...] [--beir DIR] [--limit N] [--skip N]

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 import yaml
@@ -15,20 +16,28 @@ from typer.testing import CliRunner
 from archivist.app.cli.serve import register
 from archivist.index.engines import vector_engine
 from archivist.settings import Settings
+from archivist.settings.names import FOREIGN_ENV, GROUPS, TOP_LEVEL, env_name
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _env_names() -> dict[str, str]:
-    """Every environment variable a setting reads -> the setting's name."""
-    names = {}
-    for name, field in Settings.model_fields.items():
-        names[f"ARCHIVIST_{name.upper()}"] = name
-        alias = field.validation_alias
-        for choice in getattr(alias, "choices", []) or []:
-            if isinstance(choice, str) and choice.isupper():
-                names[choice] = name
+def _env_names() -> dict[str, tuple[str, ...]]:
+    """Every environment variable a setting reads (not the deprecated ones) -> its place."""
+    names: dict[str, tuple[str, ...]] = {f"ARCHIVIST_{n.upper()}": (n,) for n in TOP_LEVEL}
+    for group, model in GROUPS.items():
+        names.update({env_name(group, field): (group, field) for field in model.model_fields})
+    names.update(FOREIGN_ENV)
     return names
+
+
+def _settings(env: dict[str, str]) -> Settings:
+    """The settings the variables ``env`` give, as keywords."""
+    keywords: dict[str, Any] = {}
+    known = _env_names()
+    for key, value in env.items():
+        *group, name = known[key]
+        (keywords.setdefault(group[0], {}) if group else keywords)[name] = value
+    return Settings(**keywords)
 
 
 def test_compose_parses_and_names_real_settings() -> None:
@@ -48,8 +57,7 @@ def test_compose_parses_and_names_real_settings() -> None:
     assert env["ARCHIVIST_LLM__OLLAMA_BASE_URL"] == "http://ollama:11434"
     assert env["ARCHIVIST_SERVER__HOST"] == "0.0.0.0"
     # the values are valid settings (compose's ${VAR:-default} resolved to its default)
-    values = {known[k]: v for k, v in _resolved(env).items()}
-    settings = Settings(**values)
+    settings = _settings(_resolved(env))
     assert settings.storage.qdrant_url == "http://qdrant:6333" and settings.server.port == 8000
     assert settings.llm.model.startswith("ollama:")
     assert "build" in archivist and set(archivist["depends_on"]) == {"qdrant", "ollama"}
@@ -72,8 +80,7 @@ def test_compose_postgres_topology_shares_one_database_among_replicas() -> None:
     assert "pg_isready" in " ".join(postgres["healthcheck"]["test"])
     known = _env_names()
     assert all(key in known for key in workers["environment"])
-    values = {known[k]: v for k, v in _resolved(workers["environment"]).items()}
-    settings = Settings(**values)
+    settings = _settings(_resolved(workers["environment"]))
     assert settings.storage.database_url == "postgresql://archivist:archivist@postgres:5432/archivist"
     assert vector_engine(settings) == "pgvector" and settings.storage.qdrant_url is None
     assert workers["deploy"]["replicas"] == "${ARCHIVIST_REPLICAS:-3}"

@@ -1,4 +1,4 @@
-"""``archivist ask`` and ``archivist chat`` with the scripted model (ARCHIVIST_LLM__MODEL=scripted)."""
+"""``archivist ask`` and ``archivist chat`` with the scripted model (``ARCHIVIST_LLM__MODEL``)."""
 
 from __future__ import annotations
 

@@ -23,13 +23,15 @@ def test_several_workers_on_embedded_storage_are_refused_naming_the_setting(
     done = _serve(tmp_path, "--workers", "3")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "database_url" in lines[0] and "ARCHIVIST_STORAGE__DATABASE_URL" in lines[0]
+    assert len(lines) == 1 and "storage.database_url" in lines[0]
+    assert "ARCHIVIST_STORAGE__DATABASE_URL" in lines[0]
     assert "Traceback" not in done.stdout + done.stderr
     assert not (tmp_path / "data").exists()  # refused before anything was opened
 
 
 def test_several_workers_need_a_shared_vector_engine_too(tmp_path: Path, postgres_url: str) -> None:
-    done = _serve(tmp_path, "--workers", "2", database_url=postgres_url, vector_engine="qdrant")
+    done = _serve(tmp_path, "--workers", "2", storage__database_url=postgres_url,
+                  storage__vector_engine="qdrant")
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert "qdrant_url" in line and "embedded vector engine" in line
