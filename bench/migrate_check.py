@@ -99,7 +99,7 @@ Stored = dict[str, tuple[list[float], dict[int, float]]]
 
 def embedded_vectors(library: Path, collection: str) -> Stored:
     """Every child's dense vector and BM25 weights in the embedded engine."""
-    settings = Settings(data_dir=library, collection=collection, llm="scripted")
+    settings = Settings(data_dir=library, collection=collection, llm={"model": "scripted"})
     edge = open_vector_store(settings)
     catalog_url = f"sqlite:///{library / 'archivist.sqlite'}"
     engine = sa.create_engine(catalog_url)
@@ -192,9 +192,14 @@ def cause(row: dict[str, Any]) -> str:
 
 def compare_searches(library: Path, collection: str, url: str, scratch: Path) -> dict[str, Any]:
     """The same questions on both engines: top 5 and the fused lists, side by side."""
-    embedded = Application(Settings(data_dir=library, collection=collection, llm="scripted"))
-    shared = Application(Settings(data_dir=scratch, collection=collection, llm="scripted",
-                                  database_url=url, vector_engine="pgvector"))
+    embedded = Application(Settings(data_dir=library, collection=collection,
+                                    llm={"model": "scripted"}))
+    shared = Application(Settings(
+        data_dir=scratch,
+        collection=collection,
+        llm={"model": "scripted"},
+        storage={"database_url": url, "vector_engine": "pgvector"},
+    ))
     rows = []
     try:
         everything = sorted(embedded.store.catalog.ready_ids(collection))

@@ -80,7 +80,7 @@ def environment(data_dir: Path, collection: str, **settings: str) -> dict[str, s
     env.update({f"ARCHIVIST_{k.upper()}": v for k, v in settings.items()})
     env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_COLLECTION=collection,
                ARCHIVIST_CONFIG="", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    env.setdefault("ARCHIVIST_LLM", "scripted")
+    env.setdefault("ARCHIVIST_LLM__MODEL", "scripted")
     return env
 
 

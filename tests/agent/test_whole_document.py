@@ -58,8 +58,11 @@ def _library(root: Path, embedder: SentenceTransformerEmbedder) -> Application:
     (root / "docs").mkdir()
     (root / "docs" / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
     (root / "docs" / "orchard.md").write_text(ORCHARD, encoding="utf-8")
-    settings = Settings(data_dir=root / "library", policy="capable", parent_min_chars=0,
-                        parent_max_chars=600)
+    settings = Settings(
+        data_dir=root / "library",
+        agent={"policy": "capable"},
+        index={"parent_min_chars": 0, "parent_max_chars": 600},
+    )
     library = Application(settings, embedder=embedder)
     report = library.ingest.files([root / "docs"])
     assert report.counts["added"] == 2, report

@@ -39,8 +39,11 @@ QUESTION = "How long does the Zephyr warranty last?"
 def server_url(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
                corpus: dict[str, Path]) -> Iterator[str]:
     """A real server (API + UI) over the Zephyr manual; the model overclaims."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("browser-claims"), llm="scripted",
-                        strategy="pipeline")
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("browser-claims"),
+        llm={"model": "scripted"},
+        agent={"strategy": "pipeline"},
+    )
     library = Application(settings, embedder=embedder,
                           llm=ScriptedChatModel(rules=[overclaim]))
     library.ingest.files([corpus["zephyr"]])

@@ -44,7 +44,7 @@ def _local(stand_in: StandIn, **fields: Any) -> LocalChatModel:
 
 
 def _analyse(stand_in: StandIn, policy: Any) -> QuestionAnalysis:
-    nodes = ConversationNodes(_local(stand_in), Settings(llm="scripted"), policy=policy,
+    nodes = ConversationNodes(_local(stand_in), Settings(llm={"model": "scripted"}), policy=policy,
                               fast_profile=ModelProfile(size="small"))
     state = AgentState(question="And in 2016?", messages=list(FOLLOW_UP))
     return nodes._analysis(state, Asked(question="And in 2016?", fresh=False, history=True))
