@@ -1,6 +1,6 @@
 """Whole-document questions: key-fact recall, and a document's answer uncached vs cached.
 
-Usage (settings such as ``ARCHIVIST_LLM`` come from the environment, as for the CLI; the
+Usage (settings such as ``ARCHIVIST_LLM__MODEL`` come from the environment, as for the CLI; the
 library must hold the shared evaluation PDFs, e.g. ``archivist ingest
 /work/shared/eval/pdfs --collection pdfs``)::
 
