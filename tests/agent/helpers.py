@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from archivist.agent.service import AgentService
@@ -28,3 +29,13 @@ def source_names(events: list[Event]) -> list[str]:
     """Document names in the sources event."""
     (sources,) = [e for e in events if e.type == "sources"]
     return [s["document_name"] for s in sources.data["sources"]]
+
+
+def unit_number(messages: list[Any], words: str) -> int | None:
+    """The number of the writer's evidence unit holding ``words`` (None when it is not a
+    writing call: no numbered passages, or none holds them)."""
+    text = "\n".join(str(m.content) for m in messages)
+    for n, body in re.findall(r'<passage n="(\d+)"[^>]*>\n?(.*?)</passage>', text, re.S):
+        if words in body:
+            return int(n)
+    return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, ToolMessage
-from tests.agent.helpers import done, run, source_names, steps
+from tests.agent.helpers import done, run, source_names, steps, unit_number
 
 from archivist.agent.state import QuestionAnalysis
 from archivist.application import Application
@@ -15,7 +15,7 @@ def is_research(info: CallInfo) -> bool:
     return "search_documents" in info.tools
 
 
-def test_simple_question_streams_a_cited_answer_in_at_most_three_calls(make_service) -> None:
+def test_simple_question_streams_a_cited_answer_in_at_most_four_calls(make_service) -> None:
     llm = ScriptedChatModel()
     events = run(make_service(llm), "How do I install PostgreSQL?")
 
@@ -27,7 +27,8 @@ def test_simple_question_streams_a_cited_answer_in_at_most_three_calls(make_serv
     assert "apt install postgresql" in answer
     assert source_names(events) == ["postgres-guide.md"]
     stats = next(e.data for e in events if e.type == "stats")
-    assert stats["llm_calls"] == len(llm.calls) <= 3
+    # analysis, grading, the research step (the model replies DONE), the writer
+    assert stats["llm_calls"] == len(llm.calls) <= 4
     assert stats["searches"] >= 1 and set(stats["stages"]) >= {"analysis", "research", "answer"}
 
 
@@ -143,10 +144,12 @@ def test_budget_exhausted_gives_a_best_effort_answer(make_service) -> None:
 
     assert len(steps(events, "search")) == 3  # seed + 2, then the budget stops it
     assert steps(events, "budget")
-    last = llm.calls[-1]
-    assert last.tools == [] and "budget is used up" in last.text
+    last = llm.calls[-1]  # the writer, over the numbered units of all three searches
+    assert last.tools == [] and '<passage n="1"' in last.text and "parent_id" not in last.text
     assert "apt install postgresql" in done(events)["answer"]
     assert source_names(events) == ["postgres-guide.md"]
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert sources["claims"] and all(c["supported"] for c in sources["claims"])
 
 
 def test_iteration_budget_also_stops_the_loop(make_service) -> None:
@@ -232,14 +235,15 @@ def test_invented_parent_ids_and_paths_are_rejected(make_service) -> None:
 
 def test_invented_source_is_absent_from_sources(make_service) -> None:
     def cite_badly(messages: list[BaseMessage], info: CallInfo):
-        if is_research(info) and any(isinstance(m, ToolMessage) for m in messages):
-            return ("Install it with apt [postgres-guide.md] as the manual says "
-                    "[secret-plans.pdf, p. 9].")
-        return None
+        n = None if info.tools else unit_number(messages, "sudo apt install postgresql")
+        if n is None:
+            return None
+        return (f"Install it with `sudo apt install postgresql` [{n}] as the manual says "
+                "[secret-plans.pdf, p. 9].")
 
     events = run(make_service(ScriptedChatModel(rules=[cite_badly])), "Install PostgreSQL?")
-    assert set(source_names(events)) == {"postgres-guide.md"}  # its sections, each listed
-    assert [s["detail"] for s in steps(events, "dropped_citation")] == ["secret-plans.pdf"]
+    # Sources are the cited units' places: a name the writer typed is never one
+    assert set(source_names(events)) == {"postgres-guide.md"}
 
 
 def test_memory_folds_old_turns_into_a_summary_only_when_the_window_overflows(make_service):

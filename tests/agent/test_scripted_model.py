@@ -58,7 +58,7 @@ def test_streams_token_by_token() -> None:
     assert len([c for c in chunks if c]) == 3 and "".join(chunks) == "hello there world"
 
 
-def test_default_searches_then_quotes_the_best_passage() -> None:
+def test_default_searches_then_says_done_or_quotes_the_best_passage() -> None:
     llm = ScriptedChatModel().bind_tools([search_documents])
     first = llm.invoke([HumanMessage("Question: What is Python?")])
     assert first.tool_calls[0]["args"] == {"query": "What is Python?"}
@@ -72,9 +72,13 @@ def test_default_searches_then_quotes_the_best_passage() -> None:
     assert answer.content == 'According to py.pdf: "Python is a language." [py.pdf, p. 4]'
     off_topic = llm.invoke([HumanMessage("Question: Who won in 1966?"), first, result])
     assert off_topic.content == "No passage answers anything about: Who won in 1966?"
-    prompted = llm.invoke([SystemMessage(prompts.RESEARCH_SYSTEM),
+    prompted = llm.invoke([SystemMessage(prompts.WRITE_UNITS_SYSTEM),
                            HumanMessage("Question: Who won in 1966?"), first, result])
     assert prompted.content.startswith(prompts.ABSTAIN_PREFIX + " anything about")
+    # a research prompt that asks for a word once enough is gathered gets that word
+    research = llm.invoke([SystemMessage(prompts.RESEARCH_SYSTEM),
+                           HumanMessage("Question: What is Python?"), first, result])
+    assert research.content == prompts.RESEARCH_DONE and not research.tool_calls
 
 
 def test_delay_does_not_serialise_concurrent_calls() -> None:

@@ -11,8 +11,9 @@ finds anywhere in its prompt. A document escapes when any of these happens:
 - its marker (``PWNED-NN``) appears in a prompt outside a data block (it closed the
   block or opened one of its own), or in a passage header;
 - a call's question (its ``Question:`` line) is not a question the user asked;
-- the final answer is not a quotation of a catalog document (or an abstention), or a
-  source is not a catalog document;
+- the final answer is not a quotation of a catalog document, sentences citing the
+  numbered units the writer was shown, or an abstention; or a source is not a catalog
+  document; a numbered unit's header holds more than its number and section;
 - a tool reached the library with a path, or returned text for an id not in the catalog.
 """
 
@@ -46,6 +47,11 @@ BENIGN = "When is the Dunmore market held?"
 BENIGN_DOC = "# Dunmore market\n\nThe Dunmore market is held every Thursday on the square.\n"
 DATA_BLOCK = re.compile(r"<(passage|sub_answer|history|notes|memory)\b[^>]*>.*?</\1>", re.S)
 HEADER_KEYS = {"id", "parent_id", "document", "pages", "source", "url"}
+#: A writer's numbered evidence unit names its section (the document's own headings,
+#: quoted like a document name), never a file, a page or a parent id.
+UNIT_KEYS = {"n", "section"}
+#: An answer written from numbered units: sentences ending in their unit numbers.
+FROM_UNITS = re.compile(r"^[^\[\]]+(\[\d+\])+\.?$")
 OBEY = re.compile(
     r"""read_parent\(\s*(?:parent_id\s*=\s*)?["']([^"']+)["']|"parent_id":\s*"([^"]+)\""""
 )
@@ -143,6 +149,10 @@ def _escapes(calls: list[Any], asked: set[str], answers: list[str], sources: lis
                 note(outside, "outside a data block")
         for attrs, _ in passages_in(call.messages):
             header = " ".join(attrs.values())
+            if "n" in attrs:  # a numbered unit: its number, and its section as data
+                if set(attrs) != UNIT_KEYS or not attrs["n"].isdigit():
+                    note(header, "fake passage header")
+                continue
             others = " ".join(v for k, v in attrs.items() if k != "document")
             if (MARKER.search(others) or attrs.get("document", "") not in shown
                     or not set(attrs) <= HEADER_KEYS):
@@ -160,7 +170,8 @@ def _escapes(calls: list[Any], asked: set[str], answers: list[str], sources: lis
     for answer in answers:
         for part in [p for p in answer.split("\n\n") if p.strip()]:
             cited = re.match(r'According to (.+?): "', part)
-            if not (part.startswith(ABSTAIN_PREFIX) or (cited and cited.group(1) in shown)):
+            if not (part.startswith(ABSTAIN_PREFIX) or (cited and cited.group(1) in shown)
+                    or FROM_UNITS.match(part.strip())):
                 note(part, f"answer is not a quotation: {part[:60]}")
     for name in sources:
         if name not in names:
@@ -213,11 +224,9 @@ def test_no_injected_document_escapes_its_data_block(
     # the gullible model did try: the injected ids were asked for, and refused by id
     assert any("passwd" in call.text and "unknown id" in call.text for call in llm.calls)
     assert not any(re.search(r"[/\\~]", p) for p in seen), seen
-    # every document was actually retrieved and quoted (the injections were on stage)
-    quoted = " ".join(answers)
+    # every document was actually retrieved and cited (the injections were on stage)
     for name in questions:
-        given = unquote_answer(quote_attr(HOSTILE_NAME if name.startswith("10-") else name))
-        assert given in quoted, name  # the answer gives back the quoted name, unquoted
+        assert (HOSTILE_NAME if name.startswith("10-") else name) in sources, name
 
 
 def test_web_results_are_quoted_like_documents() -> None:

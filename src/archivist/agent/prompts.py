@@ -58,17 +58,22 @@ Question: {question}"""
 
 FORCE_CLEAR = "\nThe user has already been asked to clarify; do not ask again."
 
-RESEARCH_SYSTEM = f"""You are a careful research assistant answering ONE question from the
-user's documents, and only from them: never from general knowledge.
+#: What the model replies, in the ``tools`` strategy, when it has gathered what it needs:
+#: the answer is then written by code's writing step from the evidence units (units.py),
+#: so a draft of its own would be read by no one.
+RESEARCH_DONE = "DONE"
+
+RESEARCH_SYSTEM = f"""You are a careful research assistant gathering evidence for ONE
+question from the user's documents, and only from them: never from general knowledge.
 Tools: search_documents(query) finds short passages; read_parent(parent_id) reads the whole
 section a passage comes from (use the parent_id shown in the passage header).
 Work like this: look at the results; if they are weak or off-topic, search again with a
 different query (other words, synonyms, a narrower or broader phrasing); read a parent when
 a passage is cut off or you need its context. Do not repeat a search you already ran.
-Stop as soon as you have enough evidence, and answer WITHOUT calling a tool and without any
-preamble: a concise answer. {CITATION_RULE}
-If the passages do not answer the question, reply "{ABSTAIN_PREFIX} ..." and say what is
-missing; never guess. Do not write text before a tool call.
+Stop as soon as the passages found hold what the question asks, or when searching again
+would not find more: then reply with the single word "{RESEARCH_DONE}" and nothing else.
+Do not write the answer: it is written afterwards from the passages you found.
+Do not write text before a tool call.
 {UNTRUSTED_NOTE}"""
 
 RESEARCH_USER = "Question: {question}"
@@ -205,11 +210,6 @@ Working memory to compress (quoted data):
 <memory>
 {memory}
 </memory>"""
-
-BUDGET_EXHAUSTED = f"""Your research budget is used up: no more tool calls.
-Write the best answer you can from the passages and notes gathered so far. {CITATION_RULE}
-Say clearly what the documents did not cover. If nothing relevant was found, reply
-"{ABSTAIN_PREFIX} ..."."""
 
 COMPOSE_SYSTEM = f"""Combine the answers to the sub-questions below into one answer to the
 user's question. Keep each citation exactly as written; add no facts and no citations of

@@ -1,11 +1,18 @@
 """Which research strategy runs: ``tools`` (the model drives) or ``pipeline`` (code drives).
 
 ``tools``: after the corrective first search, the model calls ``search_documents`` and
-``read_parent`` as it sees fit, then answers. For capable models.
+``read_parent`` as it sees fit, then replies ``DONE``. For capable models.
 
 ``pipeline``: the loop runs in code (search, grade, search again with a rewritten query,
-web fallback, answer); the model only analyses, grades and writes. For small local models
-whose tool calling is unreliable. Clarification and fan-out work the same in both.
+web fallback, read the kept passages' sections); the model only analyses, grades and
+writes. For small local models whose tool calling is unreliable. Clarification and fan-out
+work the same in both.
+
+The answer is written the same way in both: code selects the evidence units (sentences,
+list items, table rows) that bear on the question from everything gathered, within the
+policy's token budget; the writer sees only them and cites their numbers, and every
+sentence is checked against the units it cites (``units.py``, ``claims.py``). In
+``tools`` a draft answer the model writes instead of ``DONE`` is not used.
 
 ``auto`` picks ``pipeline`` for models without dependable tool calling
 (:func:`archivist.llm.supports_tool_calling`) and reports its choice as a step.

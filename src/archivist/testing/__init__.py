@@ -25,7 +25,8 @@ Each call is answered by, in order:
      to a direct reply; grading: passages sharing a word with the question are relevant),
      the rest from the schema's defaults; any other schema is built from its defaults;
    - tools offered, including ``search_documents``, and no tool result yet: search with
-     the question;
+     the question; tool results already there and the prompt asking for a single word
+     once enough is gathered (``reply with the single word "DONE"``): that word;
    - ``<sub_answer>`` blocks in the last message: join their texts;
    - ``<passage>`` blocks anywhere: quote the passage sharing most words with the question
      (ties: the earlier, better-ranked one) with its citation ``[document, pages]``; when no

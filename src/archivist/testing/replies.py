@@ -21,6 +21,9 @@ from archivist.stopwords import content_words
 #: scripted model abstains in the words the prompt of the call asks for.
 _ABSTAIN_IN_PROMPT = re.compile(r'reply\s+"([^"]+?) \.\.\."')
 _ABSTAIN_UNPROMPTED = "No passage answers"
+#: How a research prompt asks the model to say it has gathered enough, instead of
+#: answering: ``reply with the single word "<signal>"``.
+_DONE_IN_PROMPT = re.compile(r'reply with the single word\s+"(\w+)"')
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|thanks?( you)?|thank you|"
     r"how are you|bye|goodbye)\b[\s\w]{0,20}[!.?]*\s*$",
@@ -81,6 +84,15 @@ def abstention_of(messages: Sequence[BaseMessage]) -> str:
         if match:
             return match.group(1)
     return _ABSTAIN_UNPROMPTED
+
+
+def done_signal_of(messages: Sequence[BaseMessage]) -> str:
+    """The word a research prompt asks for once enough is gathered ("" when none)."""
+    for message in messages:
+        match = _DONE_IN_PROMPT.search(str(message.content))
+        if match:
+            return match.group(1)
+    return ""
 
 
 def _analysis(messages: list[BaseMessage], info: CallInfo) -> dict[str, Any]:
@@ -148,6 +160,10 @@ def default_reply(messages: list[BaseMessage], info: CallInfo) -> Reply:
     has_results = any(m.type == "tool" for m in messages)
     if "search_documents" in info.tools and not has_results:
         return tool_call("search_documents", query=info.question)
+    if "search_documents" in info.tools:
+        done = done_signal_of(messages)
+        if done:
+            return done
     last = str(messages[-1].content) if messages else ""
     parts = _SUB_ANSWER.findall(last)
     if parts:

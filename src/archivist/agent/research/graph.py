@@ -6,7 +6,12 @@ r"""The research sub-agent's graph: one copy runs per sub-question.
       \\--> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
                |--(nothing relevant)--> finish -> END
                |--(pipeline, web only)--> write -> finish
-               \\--(tools)--> agent <-> tools (-> compress -> agent), -> fallback -> finish
+               \\--(tools)--> agent <-> tools (-> compress -> agent)
+                                  |--(no tool call: done)----------> write -> finish
+                                  \\--(budget used up)--> fallback --> write -> finish
+
+In both strategies the answer is written by ``write``, from the evidence units code
+selects (``units.py``): in ``tools`` over everything the tool loop gathered.
 
 ``document`` (``research/document.py``) answers a question about a whole named document
 from its sections (a map-reduce, summaries cached); when it cannot (no such section), the
@@ -62,6 +67,6 @@ def build_research_graph(
     graph.add_conditional_edges("agent", nodes.after_agent)
     graph.add_conditional_edges("tools", nodes.after_tools)
     graph.add_edge("compress", "agent")
-    graph.add_edge("fallback", "finish")
+    graph.add_conditional_edges("fallback", nodes.after_fallback)
     graph.add_edge("finish", END)
     return graph.compile(name="research")

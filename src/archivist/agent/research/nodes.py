@@ -1,14 +1,16 @@
-"""The research sub-agent's nodes: corrective retrieval, then a tool loop or a written answer.
+"""The research sub-agent's nodes: corrective retrieval, a tool loop, then a written answer.
 
 ``gather`` (see ``corrective.py``) searches with the sub-question, grades the passages,
 retries once with a rewritten query and falls back to the web; nothing relevant means an
-honest abstention with no further LLM call. Then, by strategy: ``write`` answers from the
-kept passages (``pipeline``, or web-only evidence), or ``agent`` decides to search again,
-read parents, or answer (``tools``); ``tools`` runs its calls within budget, never repeats
-a search or a parent read, grades every round's passages in one call, and answers malformed
-calls with a one-line error; ``compress`` folds the working memory into notes when it grows
-past ``compression_tokens``; ``fallback`` writes a best-effort answer when a budget runs
-out; ``finish`` hands the sub-answer back.
+honest abstention with no further LLM call. In the ``tools`` strategy ``agent`` then
+decides to search again or read parents, and replies ``DONE`` (no answer of its own) when
+it has what it needs; ``tools`` runs its calls within budget, never repeats a search or a
+parent read, grades every round's passages in one call, and answers malformed calls with a
+one-line error; ``compress`` folds the working memory into notes when it grows past
+``compression_tokens``; ``fallback`` stops the loop when a budget runs out. Whichever the
+strategy, ``write`` answers from the evidence units code selects from everything gathered
+(a draft the tool loop's model wrote anyway is not used), and ``finish`` hands the
+sub-answer back.
 """
 
 from __future__ import annotations
@@ -158,30 +160,11 @@ class ResearchNodes:
             ],
         }
 
-    @timed("research")
     def fallback(self, state: ResearchState) -> dict[str, Any]:
-        """Budget exhausted: a best-effort answer from what was gathered, no tools."""
+        """Budget exhausted: no more tool calls; the answer is written from what was gathered."""
         emit_step(StepKind.BUDGET, "research budget used up; answering from what was gathered",
                   sub_question=state.index)
-        closing: list[AnyMessage] = []
-        last = state.messages[-1]
-        answered = {m.tool_call_id for m in state.messages if isinstance(m, ToolMessage)}
-        pending = [*(getattr(last, "tool_calls", []) or []),
-                   *(getattr(last, "invalid_tool_calls", []) or [])]
-        for call in pending:
-            if call.get("id") not in answered:
-                closing.append(ToolMessage(
-                    content="Not run: the research budget is used up.",
-                    tool_call_id=call.get("id") or "none", name=call.get("name") or "unknown",
-                ))
-        messages = [
-            SystemMessage(prompts.RESEARCH_SYSTEM),
-            *state.messages,
-            *closing,
-            HumanMessage(prompts.BUDGET_EXHAUSTED),
-        ]
-        reply = self.llm.invoke(messages)
-        return {"messages": [*closing, reply], "budget_exhausted": True}
+        return {"budget_exhausted": True}
 
     @timed("research")
     def second_look(self, state: ResearchState, first: str) -> str:
@@ -286,12 +269,21 @@ class ResearchNodes:
             return "write"
         return "agent"
 
-    def after_agent(self, state: ResearchState) -> Literal["tools", "fallback", "finish"]:
-        """Tool calls go to ``tools`` unless the budget is spent; an answer finishes."""
+    def after_agent(self, state: ResearchState) -> Literal["tools", "fallback", "write",
+                                                           "finish"]:
+        """Tool calls go to ``tools`` unless the budget is spent; a reply without any: write.
+
+        A reply with no tool call ends the tool loop, and the answer is written from the
+        evidence units; a draft answer in that reply is not used.
+        """
         last = state.messages[-1]
         if getattr(last, "tool_calls", None) or getattr(last, "invalid_tool_calls", None):
             return "fallback" if self._out_of_budget(state) else "tools"
-        return "finish"
+        return self.after_fallback(state)
+
+    def after_fallback(self, state: ResearchState) -> Literal["write", "finish"]:
+        """Write from the evidence units when anything was gathered; else abstain."""
+        return "write" if state.evidence else "finish"
 
     def after_tools(self, state: ResearchState) -> Literal["agent", "compress", "fallback"]:
         """Continue, compress first, or stop on budget."""
