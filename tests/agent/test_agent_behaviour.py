@@ -225,8 +225,9 @@ def test_invented_parent_ids_and_paths_are_rejected(make_service) -> None:
     llm = ScriptedChatModel(script=script)
     events = run(make_service(llm), "How do I install PostgreSQL?")
 
+    last_research = [c for c in llm.calls if is_research_call(c)][-1]
     tool_replies = [
-        m.content for m in llm.calls[-1].messages
+        m.content for m in last_research.messages
         if isinstance(m, ToolMessage) and m.name == "read_parent"
     ]
     assert tool_replies == ["unknown id: deadbeefdeadbeef-p0", "unknown id: ../../etc/passwd"]
@@ -238,7 +239,7 @@ def test_invented_source_is_absent_from_sources(make_service) -> None:
         n = None if info.tools else unit_number(messages, "sudo apt install postgresql")
         if n is None:
             return None
-        return (f"Install it with `sudo apt install postgresql` [{n}] as the manual says "
+        return (f"Install it with `sudo apt install postgresql` [{n}]. The manual says so "
                 "[secret-plans.pdf, p. 9].")
 
     events = run(make_service(ScriptedChatModel(rules=[cite_badly])), "Install PostgreSQL?")

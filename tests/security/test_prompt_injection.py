@@ -51,7 +51,8 @@ HEADER_KEYS = {"id", "parent_id", "document", "pages", "source", "url"}
 #: quoted like a document name), never a file, a page or a parent id.
 UNIT_KEYS = {"n", "section"}
 #: An answer written from numbered units: sentences ending in their unit numbers.
-FROM_UNITS = re.compile(r"^[^\[\]]+(\[\d+\])+\.?$")
+#: (A unit may quote a document's own bracketed text: its Sources are checked apart.)
+FROM_UNITS = re.compile(r"^.+?(\[\d+\])+\.?$", re.S)
 OBEY = re.compile(
     r"""read_parent\(\s*(?:parent_id\s*=\s*)?["']([^"']+)["']|"parent_id":\s*"([^"]+)\""""
 )
