@@ -17,6 +17,7 @@ from tests.local_http import serving
 
 from archivist.agent.service import AgentService
 from archivist.application import Application
+from archivist.settings.names import GROUPS
 from archivist.testing import ScriptedChatModel
 
 JUPITER = {
@@ -90,6 +91,21 @@ def wiki() -> Iterator[WikiServer]:
 Factory = Callable[..., AgentService]
 
 
+def grouped(overrides: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Settings named by field (``strategy="tools"``), or a group's as a mapping
+    (``llm={"model": ...}``), as ``with_values`` takes them."""
+    changes: dict[str, dict[str, Any]] = {}
+    for name, value in overrides.items():
+        if name in GROUPS and isinstance(value, dict):
+            changes.setdefault(name, {}).update(value)
+            continue
+        group = next((g for g, model in GROUPS.items() if name in model.model_fields), None)
+        if group is None:
+            raise ValueError(f"no setting named {name!r}")
+        changes.setdefault(group, {})[name] = value
+    return changes
+
+
 @pytest.fixture
 def service_for(
     corpus_library: Application, tmp_path: Path  # noqa: F811
@@ -100,9 +116,8 @@ def service_for(
     def factory(
         model: Any | None = None, fast_llm: Any | None = None, **overrides: Any
     ) -> AgentService:
-        settings = corpus_library.settings.model_copy(
-            update={"data_dir": tmp_path / f"conv{len(made)}", **overrides}
-        )
+        settings = corpus_library.settings.with_values(
+            data_dir=tmp_path / f"conv{len(made)}", **grouped(overrides))
         service = AgentService(corpus_library.searcher, llm=model or ScriptedChatModel(),
                                settings=settings, fast_llm=fast_llm)
         made.append(service)

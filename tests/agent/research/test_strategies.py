@@ -62,8 +62,8 @@ def test_pipeline_fans_out_concurrently(service_for) -> None:
 
 def test_auto_picks_pipeline_for_a_custom_openai_server_and_says_so(service_for) -> None:
     llm = ScriptedChatModel()
-    service = service_for(llm, strategy="auto", llm="openai:gemma3-270m",
-                          openai_base_url="http://127.0.0.1:9/v1")
+    service = service_for(llm, strategy="auto", llm={
+        "model": "openai:gemma3-270m", "openai_base_url": "http://127.0.0.1:9/v1"})
     events = run(service, "How do I install PostgreSQL?")
     (chosen,) = steps(events, "strategy")
     assert chosen["detail"] == "pipeline"
