@@ -45,7 +45,7 @@ def test_ask_streams_the_answer_sources_and_thread(app, data_dir: Path) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "apt install postgresql" in result.output
-    assert "Sources:\n  - postgres-guide.md" in result.output
+    assert "Sources:\n  [1] postgres-guide.md, § PostgreSQL administration" in result.output
     assert "thread: " in result.output
     assert "search:" not in result.output
 

@@ -166,7 +166,7 @@ def test_ask_streams_the_servers_answer(
         assert re.search(r"thread: \S+", out)
         answers.append(re.sub(r"thread: \S+", "thread: <id>", out))
     assert answers[0] == answers[1]
-    assert "Sources:\n  - errors.md" in answers[1]
+    assert "Sources:\n  [1] errors.md, § Troubleshooting" in answers[1]
     code, _out, err = cli("ask", "hi", "--llm", "openai:gpt-4o", "--data-dir", str(setup["served"]))
     assert code == 1 and "answers with its own model" in err
 
@@ -206,7 +206,7 @@ def test_chat_goes_through_the_server(
         assert result.exit_code == 0, result.stdout + result.stderr
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1]
-    assert "Sources:\n  - errors.md" in outputs[1] and "new conversation" in outputs[1]
+    assert "Sources:\n  [1] errors.md, § Troubleshooting" in outputs[1] and "new conversation" in outputs[1]
 
 
 def test_mcp_goes_through_the_server(setup: dict[str, Path], tmp_path: Path) -> None:
