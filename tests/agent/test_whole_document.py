@@ -139,7 +139,7 @@ def test_the_headings_come_from_the_catalog_with_no_model_call(
 def test_a_question_naming_a_document_searches_within_it(
         make_service, library: Application) -> None:
     events = run(make_service(ScriptedChatModel(), library=library),
-                 "In orchard.md, how often is the watering done?")
+                 "In orchard.md, how often are the apple trees watered?")
     assert steps(events, "within_document")[0]["detail"] == "searched within orchard.md"
     assert steps(events, "depth")[0]["detail"] == "single"
     assert source_names(events) == ["orchard.md"]
