@@ -166,7 +166,7 @@ def walk(page: Any, url: str, library: Application, long_pdf: Path) -> None:
     assert record.feedback is not None and record.feedback.rating == "down"
     assert record.feedback.comment == "It should name the page."
     assert record.sources[0]["document_name"] == "zephyr-manual.pdf"
-    assert record.settings["llm"] == "scripted"
+    assert record.settings["llm.model"] == "scripted"
     page.locator("#export-md").click()
     link = page.locator("#export-file a").first
     link.wait_for()
