@@ -206,7 +206,8 @@ def test_chat_goes_through_the_server(
         assert result.exit_code == 0, result.stdout + result.stderr
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1]
-    assert "Sources:\n  [1] errors.md, § Troubleshooting" in outputs[1] and "new conversation" in outputs[1]
+    assert "Sources:\n  [1] errors.md, § Troubleshooting" in outputs[1]
+    assert "new conversation" in outputs[1]
 
 
 def test_mcp_goes_through_the_server(setup: dict[str, Path], tmp_path: Path) -> None:
