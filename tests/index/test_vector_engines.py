@@ -62,4 +62,4 @@ def test_pgvector_without_postgresql_is_one_clear_line(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, storage={"vector_engine": "pgvector"})
     with pytest.raises(ArchivistError) as caught:
         open_vector_store(settings)
-    assert str(caught.value) == "vector_engine: pgvector needs database_url = postgresql://…"
+    assert str(caught.value) == "storage.vector_engine: pgvector needs storage.database_url = postgresql://…"
