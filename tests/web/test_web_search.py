@@ -196,7 +196,7 @@ def _closed_url() -> str:
 
 
 def test_web_search_is_off_by_default() -> None:
-    assert Settings().web_search == "off"
+    assert Settings().agent.web_search == "off"
     assert make_web_search(Settings()) is None
 
 
