@@ -37,11 +37,10 @@ def _sentences(answer: str) -> list[tuple[str, list[str]]]:
         labels.append(match.group(1))
         return f"[{len(labels)}]"
 
-    # an answer written from units already cites by number: [n] is its n-th source
-    numbered = answer if re.search(r"\[\d+\]", answer) else LABEL.sub(number, answer)
-    if numbered is answer:
+    if re.search(r"\[\d+\]", answer):  # written from units: [n] is its n-th source
         return [(strip_citations(sentence), [f"#{n}" for n in cited])
                 for sentence, cited in split_claims(answer)]
+    numbered = LABEL.sub(number, answer)
     return [(strip_citations(sentence), [labels[n - 1] for n in cited if 1 <= n <= len(labels)])
             for sentence, cited in split_claims(numbered)]
 
