@@ -159,6 +159,7 @@ def missing_facts(claim: str, evidence: str, question: str = "") -> list[str]:
     """The numbers and names ``claim`` states that neither ``evidence`` nor the question holds."""
     held = _compact(evidence)
     words = {w.lower() for w in _WORD.findall(evidence)}
+    words |= {part for w in words if "-" in w for part in w.split("-")}  # "two-time"
     asked = _compact(question)
     missing = []
     for number in _numbers(claim):
@@ -292,3 +293,77 @@ def attribute_uncited(
         answer = f"{answer[:end]} [{number}]{answer[end:]}"
         given += 1
     return answer, given
+
+
+def union_support(
+    claim: str, cited: list[int], units: Sequence[str], embedder: QueryEmbedder | None, *,
+    question: str = "", threshold: float = SUPPORT_THRESHOLD,
+) -> list[int] | None:
+    """The units that support ``claim`` where its cited ones alone do not, or ``None``.
+
+    First the one unit that supports it best (:func:`best_support`): the model cited the
+    wrong number. Else the cited units joined by the one other unit that completes them: a
+    claim that joins two facts ("the man who resigned in 2000 was born in 1924") is held by
+    two units, one for each. The joined units pass the test cited ones must pass: they hold
+    every number and name of the claim, and its support score (the best cosine of one of
+    them, averaged with their word coverage) reaches ``threshold``.
+    """
+    single = best_support(claim, units, embedder, question=question, threshold=threshold)
+    if single is not None:
+        return [single]
+    base = [n for n in dict.fromkeys(cited) if 1 <= n <= len(units)]
+    others = [n for n in range(1, len(units) + 1) if n not in base]
+    if not base or not others:
+        return None
+    held = "\n".join(units[n - 1] for n in base)
+    lacking = missing_facts(claim, held, question)
+    candidates = [n for n in others if not lacking
+                  or not missing_facts(claim, held + "\n" + units[n - 1], question)]
+    if not candidates:
+        return None
+    cosine = dict.fromkeys([*base, *candidates], 1.0)
+    if embedder is not None:  # the claim and every unit involved embedded once
+        vectors = embedder.embed_documents([claim, *(units[n - 1] for n in cosine)])
+        cosine = {n: max(dot(vectors[0], v), 0.0) for n, v in zip(cosine, vectors[1:],
+                                                                    strict=True)}
+    best, best_score = None, threshold
+    for n in candidates:
+        coverage = word_coverage(claim, held + "\n" + units[n - 1])
+        score = coverage if embedder is None else round(
+            (max(cosine[m] for m in (*base, n)) + coverage) / 2, 4)
+        if score >= best_score:
+            best, best_score = n, score
+    return None if best is None else [*base, best]
+
+
+def recite_unsupported(
+    answer: str, units: Sequence[str], embedder: QueryEmbedder | None, *, question: str = "",
+    threshold: float = SUPPORT_THRESHOLD,
+) -> tuple[str, int]:
+    """``answer`` with each claim its citations do not support given the units that do.
+
+    A model cites the wrong number, or one of the two units a joined claim rests on
+    (:func:`union_support`). The claim's own ``[n]`` markers are replaced; a claim no unit
+    or pair of units supports keeps them, and fails the check. Returns the answer and how
+    many claims were given other citations.
+    """
+    given = 0
+    for sentence, citations in split_claims(answer):
+        if not citations or sentence not in answer:
+            continue
+        text = strip_citations(sentence)
+        if check_claim(sentence, citations, units, embedder, question=question,
+                       threshold=threshold).supported:
+            continue
+        numbers = union_support(text, citations, units, embedder, question=question,
+                                threshold=threshold)
+        if numbers is None:
+            continue
+        body = " ".join(CITATION.sub("", sentence).split())
+        body = re.sub(r"\s+([.,;:!?])", r"\1", body)
+        stop = len(body.rstrip(".!?:;"))
+        markers = "".join(f"[{n}]" for n in numbers)
+        answer = answer.replace(sentence, f"{body[:stop]} {markers}{body[stop:]}", 1)
+        given += 1
+    return answer, given
+

@@ -21,7 +21,7 @@ from langchain_core.messages import (
 from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
-from archivist.agent.claims import attribute_uncited, check_answer
+from archivist.agent.claims import attribute_uncited, check_answer, recite_unsupported
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
@@ -75,7 +75,8 @@ class ConversationNodes:
     ) -> None:
         self.llm = llm
         self.policy = policy
-        self.documents = documents or list
+        # the library's file names, for whole-document questions (none: the setting is off)
+        self.documents = (documents or list) if settings.agent.document_questions else list
         self.embedder = embedder
         self.fast_llm = fast_llm or llm
         self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile,
@@ -256,6 +257,12 @@ class ConversationNodes:
                 if given:
                     emit_step(StepKind.CLAIMS, f"{given} uncited sentences given the passage "
                               "that supports them")
+            if self.policy.recite_unsupported:
+                text, recited = recite_unsupported(text, unit_texts, self.embedder,
+                                                   question=state.question)
+                if recited:
+                    emit_step(StepKind.CLAIMS, f"{recited} sentences given the passages that "
+                              "support them, in place of the ones they cited")
             checked = check_answer(text, unit_texts, self.embedder, question=state.question)
             text, sources, claims = cite_sources(text, checked, units)
             unsupported = len(checked.unsupported)

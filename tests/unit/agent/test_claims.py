@@ -9,6 +9,7 @@ from archivist.agent.claims import (
     is_gap,
     missing_facts,
     parse_citations,
+    recite_unsupported,
     split_claims,
     strip_citations,
 )
@@ -51,6 +52,7 @@ def test_numbers_and_names_must_appear_in_the_cited_units() -> None:
     assert missing_facts("It had 57,834 memberships in 2018.", UNITS[2]) == ["57,834", "2018"]
     assert missing_facts("The library is purged by Qdrant Edge.", UNITS[1]) == ["Qdrant", "Edge"]
     assert missing_facts("There were 3 steps.", "three steps") == []
+    assert missing_facts("He was picked 2 times.", "a two-time Pro Bowl selection") == []
 
 
 def test_citation_problems_fail_before_any_scoring() -> None:
@@ -82,3 +84,35 @@ def test_a_sentence_left_uncited_is_given_the_unit_that_supports_it() -> None:
         "Netflix had 52,810 paid memberships in 2017. Leftovers are purged when the library "
         "is next opened [2].", UNITS, None)
     assert given == 1 and composed.startswith("Netflix had 52,810 paid memberships in 2017 [3].")
+
+
+HOPS = [
+    "Elections were held on 31 July 2000, after Ezer Weizman resigned as president.",
+    "Ezer Weizman was born on 15 June 1924 in Tel Aviv.",
+    "The Knesset elects the president for a seven-year term.",
+]
+
+
+def test_a_wrong_number_is_replaced_by_the_unit_that_holds_the_claim() -> None:
+    answer = "Ezer Weizman was born on 15 June 1924 in Tel Aviv [3]."
+    assert not check_answer(answer, HOPS, None).any_supported
+    recited, given = recite_unsupported(answer, HOPS, None)
+    assert (recited, given) == ("Ezer Weizman was born on 15 June 1924 in Tel Aviv [2].", 1)
+    assert check_answer(recited, HOPS, None).any_supported
+
+
+def test_a_claim_that_joins_two_facts_cites_the_two_units_that_hold_them() -> None:
+    question = "In what year was the man who resigned as president of Israel born?"
+    answer = "Ezer Weizman, who resigned as president in 2000, was born in 1924 [1]."
+    # neither unit alone holds both years; the cited one and the one that completes it do
+    recited, given = recite_unsupported(answer, HOPS, None, question=question)
+    assert given == 1 and recited.endswith("was born in 1924 [1][2].")
+    claim = check_answer(recited, HOPS, None, question=question).claims[0]
+    assert claim.supported and claim.citations == [1, 2]
+
+
+def test_a_claim_no_unit_supports_keeps_its_citation_and_fails() -> None:
+    answer = "Weizman was born in Haifa in 1930 [2]. He resigned in 2000 [1]."
+    recited, given = recite_unsupported(answer, HOPS, None)
+    assert (recited, given) == (answer, 0)  # the first names what no unit holds
+    assert [c.supported for c in check_answer(recited, HOPS, None).claims] == [False, True]

@@ -55,6 +55,10 @@ class Policy:
     compose_in_code: bool = False
     #: a sentence that cites no unit is given the unit that supports it (by the claim check)
     attribute_uncited: bool = False
+    #: a sentence its citations do not support is given the unit, or the two units, that
+    #: do (by the same test). It never changes what an answer says, only where it points,
+    #: so every profile has it: any model can cite a wrong number.
+    recite_unsupported: bool = True
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
