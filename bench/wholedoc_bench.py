@@ -6,14 +6,16 @@ library must hold the shared evaluation PDFs, e.g. ``archivist ingest
 
     python bench/wholedoc_bench.py bench/data/wholedoc_questions.jsonl \\
         --collection pdfs --data-dir DIR [--ids wd-amcor-summary,...] [--naive] \\
-        [--json OUT.json]
+        [--searching] [--json OUT.json]
 
 Each item of ``wholedoc_questions.jsonl`` names its document, its question and its key
 facts: each fact is a list of accepted phrasings, found when one of them appears in the
 answer (case and spacing ignored). The agent answers each item twice: first with the
 document's section summaries dropped (``uncached``: every section within the policy's
 budget is summarised by the model), then again (``cached``: the summaries are read back).
-``--naive`` adds naive RAG (one search, one call) on the same items for comparison.
+``--naive`` adds naive RAG (one search, one call) on the same items for comparison, and
+``--searching`` the agent with ``document_questions`` off (it answers from a search, as
+it did before it had the document path).
 Recall is the share of key facts found; each row has its wall time, model calls and the
 machine's load (a timing on a loaded machine is an upper bound).
 
@@ -80,6 +82,8 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--ids", default="", help="comma-separated item ids (default: all)")
     parser.add_argument("--naive", action="store_true", help="also naive RAG, same items")
+    parser.add_argument("--searching", action="store_true",
+                        help="also the agent with document_questions off (it searches)")
     parser.add_argument("--json", type=Path, help="write every row here")
     args = parser.parse_args()
     items = [json.loads(line) for line in args.questions.read_text().splitlines() if line]
@@ -88,13 +92,16 @@ def main() -> int:
     app = open_application(**({"data_dir": args.data_dir} if args.data_dir else {}))
     rows: list[dict[str, Any]] = []
     try:
-        naive = make_asker(app, "naive", args.collection) if args.naive else None
+        others = {"naive": make_asker(app, "naive", args.collection)} if args.naive else {}
+        if args.searching:
+            others["searching"] = make_asker(app, "agent", args.collection,
+                                             overrides={"document_questions": False})
         for item in items:
             runs = [_agent(app, item, args.collection, run) for run in ("uncached", "cached")]
-            if naive is not None:
+            for name, ask in others.items():
                 started = time.perf_counter()
-                out = naive(QAItem(item_id=item["id"], question=item["question"]))
-                runs.append(_row(item, "naive", out["answer"], time.perf_counter() - started,
+                out = ask(QAItem(item_id=item["id"], question=item["question"]))
+                runs.append(_row(item, name, out["answer"], time.perf_counter() - started,
                                  out["stats"], []))
             for row in runs:
                 print(f"{row['id']:24} {row['run']:8} recall={row['recall']:.2f} "
@@ -103,7 +110,7 @@ def main() -> int:
             rows += runs
     finally:
         app.close()
-    for run in ("uncached", "cached", "naive"):
+    for run in ("uncached", "cached", "naive", "searching"):
         chosen = [r["recall"] for r in rows if r["run"] == run]
         if chosen:
             print(f"mean key-fact recall, {run}: {sum(chosen) / len(chosen):.2f} "

@@ -120,6 +120,15 @@ def test_a_summary_reads_each_section_once_then_from_the_library(
     assert "rainwater" in done(events)["answer"]
 
 
+def test_with_document_questions_off_a_summary_is_a_search(
+        make_service, library: Application) -> None:
+    llm = ScriptedChatModel(rules=[_reply])
+    events = run(make_service(llm, library=library, document_questions=False),
+                 "Summarize handbook.md")
+    assert steps(events, "depth")[0]["detail"] == "single"
+    assert steps(events, "search") and not steps(events, "reading") and _maps(llm) == []
+
+
 def test_the_headings_come_from_the_catalog_with_no_model_call(
         make_service, library: Application) -> None:
     llm = ScriptedChatModel(use_default=False)  # any call would fail the turn

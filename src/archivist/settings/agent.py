@@ -49,6 +49,13 @@ class AgentSettings(BaseModel):
         "them once more with a find-the-row prompt (one more LLM call).",
     )
 
+    document_questions: bool = Field(
+        default=True,
+        description="A question about a whole named document (\"Summarize X\", \"List the "
+        "sections of X\") is answered from all its sections, summarised once and cached, "
+        "instead of from the top passages of a search.",
+    )
+
     # --- tables --------------------------------------------------------------------
     table_queries: bool = Field(default=True, description="Computations over the documents' "
                                 "tables by one read-only SQL query the model writes.")
