@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from archivist.agent.research.tables import (
     asks_for_computation,
+    column_hint,
     extract_sql,
     holds_table_rows,
     relevant_tables,
@@ -57,3 +58,14 @@ def test_one_shared_word_is_not_enough_without_evidence_from_the_table() -> None
     levels = _table("levels", "Water levels", ["Level", "Depth"], doc="d9")
     assert relevant_tables("How do I change the log level?", [levels], []) == []
     assert relevant_tables("Which depth level is the highest?", [levels], []) == [levels]
+
+
+def test_a_retry_after_a_wrong_column_is_told_the_real_ones() -> None:
+    table = _table("results", "Consolidated Statements of Operations", ["Revenues"])
+    hint = column_hint("no such column: T1.y2071", [table])
+    assert hint.startswith("There is no column named y2071.")
+    assert "- results: item, y2017 (closest to y2071: y2017); the row labels are the " \
+        "values of item" in hint
+    assert column_hint("no such column: row_labels", [table]).endswith(
+        "the row labels are the values of item")
+    assert column_hint("near \"FROM\": syntax error", [table]) == ""

@@ -13,7 +13,9 @@ pages; the query is a visible step.
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -32,7 +34,7 @@ from archivist.index.table_store import StoredTable, quote
 from archivist.stopwords import content_words
 from archivist.types import format_location
 
-__all__ = ["TablePath", "asks_for_computation", "extract_sql", "relevant_tables"]
+__all__ = ["TablePath", "asks_for_computation", "column_hint", "extract_sql", "relevant_tables"]
 
 MAX_TABLES = 3
 SAMPLE_ROWS = 3
@@ -48,6 +50,30 @@ _YEAR = re.compile(r"(?:19|20)\d{2}")
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _FENCE = re.compile(r"```(?:sql|sqlite)?\s*(.*?)```", re.IGNORECASE | re.DOTALL)
 _START = re.compile(r"\b(SELECT|WITH)\b", re.IGNORECASE)
+_NO_COLUMN = re.compile(r"no such column: ([\w.]+)")
+
+
+def column_hint(error: str, tables: Sequence[StoredTable]) -> str:
+    """What a retry needs after a query named a column no table has: the real columns.
+
+    The 1.5B model guessed names (``total_assets``, ``row_labels``, ``y2017``) in 25 of 61
+    queries over financial tables; SQLite's message says only which name is wrong. Each
+    table's columns come back with the closest to the wrong name first, and the column
+    that holds the row labels. ``""`` for any other error.
+    """
+    match = _NO_COLUMN.search(error)
+    if not match:
+        return ""
+    wrong = match.group(1).rsplit(".", 1)[-1]
+    lines = []
+    for table in tables:
+        if not table.columns:
+            continue
+        close = difflib.get_close_matches(wrong.lower(), table.columns, n=2, cutoff=0.4)
+        closest = f" (closest to {wrong}: {', '.join(close)})" if close else ""
+        lines.append(f"- {table.name}: {', '.join(table.columns)}{closest}; the row labels "
+                     f"are the values of {table.columns[0]}")
+    return "There is no column named " + wrong + ". The columns are:\n" + "\n".join(lines)
 
 
 def asks_for_computation(question: str) -> bool:
@@ -160,7 +186,9 @@ class TablePath:
                 f'<table name="{quote_attr(name)}" '
                 f'document="{quote_attr(document.name if document else "")}" '
                 f'where="{quote_attr(where)}">\nCaption: {quote_data(table.caption)}{unit}\n'
-                f"Columns: {columns}\nRow labels ({table.row_count} rows): {labels}\n"
+                f"Columns: {columns}\nRow labels, the values of "
+                f"{quote_attr(table.columns[0] if table.columns else '')} "
+                f"({table.row_count} rows): {labels}\n"
                 f"First rows:\n{quote_data(rows)}\n</table>")
         return "\n".join(blocks)
 
@@ -232,8 +260,10 @@ class TablePath:
                 return self.source.query_tables(tables, query), query
             except SqlError as exc:
                 emit_step(StepKind.SQL_ERROR, str(exc), attempt=attempt, sub_question=index)
+                hint = column_hint(str(exc), tables)
                 messages += [AIMessage(message_text(reply.content)),
-                             HumanMessage(prompts.SQL_RETRY.format(error=exc))]
+                             HumanMessage(prompts.SQL_RETRY.format(
+                                 error=f"{exc}\n{hint}" if hint else exc))]
         return None, ""
 
     def _evidence(self, table: StoredTable, index: int, query: str, result: str) -> Evidence:
