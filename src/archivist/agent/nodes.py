@@ -257,13 +257,15 @@ class ConversationNodes:
                 if given:
                     emit_step(StepKind.CLAIMS, f"{given} uncited sentences given the passage "
                               "that supports them")
-            if self.policy.recite_unsupported:
+            checked = check_answer(text, unit_texts, self.embedder, question=state.question)
+            if self.policy.recite_unsupported and checked.unsupported:  # else nothing to mend
                 text, recited = recite_unsupported(text, unit_texts, self.embedder,
                                                    question=state.question)
                 if recited:
                     emit_step(StepKind.CLAIMS, f"{recited} sentences given the passages that "
                               "support them, in place of the ones they cited")
-            checked = check_answer(text, unit_texts, self.embedder, question=state.question)
+                    checked = check_answer(text, unit_texts, self.embedder,
+                                           question=state.question)
             text, sources, claims = cite_sources(text, checked, units)
             unsupported = len(checked.unsupported)
             if checked.claims:
