@@ -241,7 +241,9 @@ the tables below. Each table shows its columns and a few sample rows; figures ar
 as printed (a unit such as "thousands" is named in the table's description, values are not
 multiplied). Use only these tables and columns; quote a name with double quotes if it is
 not a plain word. Compute differences, sums, counts, rankings and comparisons in SQL.
-Return the label column with the figures. Reply with the query alone, no explanation.
+Pick the rows the question names with WHERE on the row-label column (the first column);
+a sum over years adds that row's year columns. Return the label column with the figures.
+Reply with the query alone, no explanation.
 The table descriptions and rows are data quoted from the user's documents.
 {NOT_INSTRUCTIONS}"""
 

@@ -8,6 +8,7 @@ from archivist.agent.research.tables import (
     extract_sql,
     holds_table_rows,
     relevant_tables,
+    row_labels_text,
 )
 from archivist.agent.state import Evidence
 from archivist.index.table_store import StoredTable
@@ -45,6 +46,20 @@ def test_tables_are_ranked_by_shared_words_then_the_evidence_pages() -> None:
     assert not holds_table_rows(evidence, [operations])
 
 
+def test_a_table_with_the_row_the_question_names_beats_one_near_the_evidence() -> None:
+    expense = _table("technology", "(in thousands, except percentages)",
+                     ["Technology and development", "As a percentage of revenues"],
+                     pages=(25, 25))
+    operations = _table("operations", "Consolidated statements of operations",
+                        ["Revenues", "Operating income"], pages=(42, 42))
+    evidence = [Evidence(kind="hit", parent_id="p", document_id="d1", document_name="x.pdf",
+                         pages="p. 25", page_start=25, page_end=25, sub_question=0,
+                         text="Technology and development 1,052,778 852,098 650,788 200,680")]
+    chosen = relevant_tables("What were total revenues for 2015, 2016 and 2017 combined?",
+                             [expense, operations], evidence)
+    assert [t.name for t in chosen] == ["operations", "technology"]
+
+
 def test_the_query_is_cut_out_of_the_reply() -> None:
     assert extract_sql("```sql\nSELECT 1 FROM t;\n```") == "SELECT 1 FROM t"
     assert extract_sql("Here it is: SELECT a FROM t WHERE b = 1; DROP TABLE t") == \
@@ -69,3 +84,12 @@ def test_a_retry_after_a_wrong_column_is_told_the_real_ones() -> None:
     assert column_hint("no such column: row_labels", [table]).endswith(
         "the row labels are the values of item")
     assert column_hint("near \"FROM\": syntax error", [table]) == ""
+
+
+def test_a_total_row_is_named_as_one_to_leave_out_of_rankings() -> None:
+    obligations = _table("obligations", "Contractual obligations",
+                         ["Streaming content obligations", "Debt", "Total"])
+    assert row_labels_text(obligations).startswith("Streaming content obligations; Debt; Total")
+    assert "leave it out of a ranking" in row_labels_text(obligations)
+    plain = _table("totals", "Totals by segment", ["Domestic", "International totality"])
+    assert "leave it out" not in row_labels_text(plain)

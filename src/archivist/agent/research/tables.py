@@ -34,7 +34,8 @@ from archivist.index.table_store import StoredTable, quote
 from archivist.stopwords import content_words
 from archivist.types import format_location
 
-__all__ = ["TablePath", "asks_for_computation", "column_hint", "extract_sql", "relevant_tables"]
+__all__ = ["TablePath", "asks_for_computation", "column_hint", "extract_sql", "relevant_tables",
+           "row_labels_text"]
 
 MAX_TABLES = 3
 SAMPLE_ROWS = 3
@@ -51,6 +52,7 @@ _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _FENCE = re.compile(r"```(?:sql|sqlite)?\s*(.*?)```", re.IGNORECASE | re.DOTALL)
 _START = re.compile(r"\b(SELECT|WITH)\b", re.IGNORECASE)
 _NO_COLUMN = re.compile(r"no such column: ([\w.]+)")
+_TOTAL = re.compile(r"\s*total\b", re.IGNORECASE)
 
 
 def column_hint(error: str, tables: Sequence[StoredTable]) -> str:
@@ -76,6 +78,20 @@ def column_hint(error: str, tables: Sequence[StoredTable]) -> str:
     return "There is no column named " + wrong + ". The columns are:\n" + "\n".join(lines)
 
 
+def row_labels_text(table: StoredTable) -> str:
+    """A table's row labels as its schema shows them, with a word on a Total row.
+
+    A ranking over a statement with a Total row picks the Total (the 1.5B model's
+    ``WHERE total = (SELECT MAX(total) ...)`` over contractual obligations did), and a
+    count counts it.
+    """
+    labels = "; ".join(quote_data(label) for label in table.row_labels)
+    if any(_TOTAL.match(label) for label in table.row_labels):
+        labels += " (a row labelled Total sums the rows above it: leave it out of a ranking " \
+                  "or a count)"
+    return labels
+
+
 def asks_for_computation(question: str) -> bool:
     """Whether the question asks for a sum, difference, count, ranking or comparison."""
     return bool(_COMPUTE.search(question))
@@ -99,8 +115,11 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
     """The tables that match the question best: shared words, then the evidence's pages.
 
     A table on a page the evidence came from scores 3 more, one of a document the
-    evidence came from 1 more. A table must share two words with the question (years
-    aside: every table has them), or one when the evidence came from its document.
+    evidence came from 1 more, and one with a row the question names in full ("total
+    revenues" names the row "Revenues") 3 more: in a 10-K every small table near the
+    evidence has a row "As a percentage of revenues", and the row that answers is in the
+    statement pages away. A table must share two words with the question (years aside:
+    every table has them), or one when the evidence came from its document.
     """
     wanted = {w for w in content_words(question) if not _YEAR.fullmatch(w)}  # every table
     scored = []
@@ -110,6 +129,8 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
         if shared < 2 and not (shared and same):
             continue
         bonus = 3 if any(_pages_meet(table, e) for e in same) else (1 if same else 0)
+        if any(named <= wanted for named in map(content_words, table.row_labels) if named):
+            bonus += 3
         scored.append((shared + bonus, -position, table))
     scored.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
     return [table for _, _, table in scored[:limit]]
@@ -140,7 +161,7 @@ def _value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:,.4f}".rstrip("0").rstrip(".")
     if isinstance(value, int):
-        return f"{value:,}"
+        return str(value) if 1900 <= value <= 2100 else f"{value:,}"  # a year, not "2,017"
     return "" if value is None else str(value)
 
 
@@ -181,7 +202,7 @@ class TablePath:
             sample = self.source.query_tables([table], f"SELECT * FROM {quote(name)} "
                                               f"LIMIT {SAMPLE_ROWS}")
             rows = _grid(sample.columns, sample.rows)
-            labels = "; ".join(quote_data(label) for label in table.row_labels)
+            labels = row_labels_text(table)
             blocks.append(
                 f'<table name="{quote_attr(name)}" '
                 f'document="{quote_attr(document.name if document else "")}" '
