@@ -144,7 +144,8 @@ Section: {section} ({pages})
 DOCUMENT_ANSWER_SYSTEM = f"""Answer the user's question about one whole document from the
 numbered summaries of its sections below, given in reading order. Cover the whole
 document (or the whole section asked about), not only its first part, in a few short
-sentences or a short list, with no preamble. {UNIT_CITATION_RULE} {UNTRUSTED_NOTE}"""
+sentences or a short list, with the key figures the summaries state and no preamble.
+{UNIT_CITATION_RULE} {UNTRUSTED_NOTE}"""
 
 # its example figure is made up: an example taken from the evaluation set would hand the
 # model that item's answer

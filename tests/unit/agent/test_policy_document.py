@@ -5,7 +5,7 @@ from __future__ import annotations
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.document import named_document, whole_document
 from archivist.agent.policy.question import Asked
-from archivist.agent.research.document import extract, focus_sections
+from archivist.agent.research.document import extract, focus_sections, key_figures
 from archivist.types import Parent
 
 NAMES = ["NETFLIX_2017_10K.pdf", "R-data.pdf", "R-intro.pdf", "notes.md"]
@@ -65,3 +65,16 @@ def test_a_focus_picks_the_section_its_heading_names() -> None:
 def test_an_extractive_summary_is_the_opening_prose() -> None:
     text = "## Watering\n\n| a | b |\n|---|---|\nWater daily. Less in winter. " + "x " * 200
     assert extract(text, 40) == "Water daily. Less in winter."
+
+
+def test_a_sections_figures_are_its_sentences_that_state_the_most_of_them() -> None:
+    text = ("## Results\n\nThe company reports its fiscal 2023 results in this release.\n\n"
+            "Net sales of $14,694 million were up 1% on a reported basis.\n\n"
+            "It was founded in 1997 and serves members in 190 countries.\n\n"
+            "Adjusted free cash flow was $848 million.\n")
+    assert key_figures(text) == ("Net sales of $14,694 million were up 1% on a reported "
+                                 "basis. It was founded in 1997 and serves members in 190 "
+                                 "countries. Adjusted free cash flow was $848 million.")
+    assert key_figures(text, limit=70) == ("Net sales of $14,694 million were up 1% on a "
+                                           "reported basis.")  # the most figures first
+    assert key_figures("## Intro\n\nNo figure here, only the year 2017.\n") == ""

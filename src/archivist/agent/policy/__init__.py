@@ -65,6 +65,9 @@ class Policy:
     #: tokens of section text a whole-document question has the model summarise (0: all);
     #: sections past it stand in with their opening sentences (``research/document.py``)
     document_read_tokens: int = 0
+    #: a section's summary comes after the sentences that state its figures (by code): a
+    #: small model's summary says what a section covers and drops its figures
+    summary_figures: bool = False
     #: tokens of section summaries the whole-document answer is written from (0: all)
     document_answer_tokens: int = 12000
     #: reply cap of the analysis call (which rewrites the question); None: the model's own
@@ -80,6 +83,7 @@ SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
     attribute_uncited=True, abstain_in_code=True, answer_on_subject=True, compose_in_code=True,
+    summary_figures=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
     analysis_tokens=320,
 )

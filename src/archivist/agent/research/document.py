@@ -42,10 +42,11 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import numbered_block
+from archivist.agent.units import split_units
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.types import DocumentRecord, Parent, document_title, format_location
 
-__all__ = ["DocumentPath", "extract", "focus_sections", "section_paths"]
+__all__ = ["DocumentPath", "extract", "focus_sections", "key_figures", "section_paths"]
 
 SUMMARY_WORDS = 60
 EXTRACT_CHARS = 240
@@ -53,6 +54,11 @@ MIN_SHARE_CHARS = 120
 MAX_HEADINGS = 80
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _NOT_PROSE = re.compile(r"^\s*(?:#|\||[-*]\s*$|\d+\s*$)")
+FIGURES_CHARS = 220
+#: a figure as a sentence states it: "$14,694", "73.3", "6%", "1,048" (not a bare "3")
+_STATED = re.compile(r"(?<![\w.])\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])\$?\d+\.\d+%?"
+                     r"|(?<![\w.])\$?\d+%|(?<![\w.,])\$?\d{3,}(?![\d,])")
+_YEAR_ONLY = re.compile(r"(?:19|20)\d{2}")
 
 
 def _paths(parent: Parent) -> list[list[str]]:
@@ -100,6 +106,28 @@ def extract(text: str, limit: int = EXTRACT_CHARS) -> str:
             break
         out = f"{out} {sentence}".strip()
     return out if len(out) <= limit else out[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def key_figures(text: str, limit: int = FIGURES_CHARS) -> str:
+    """The section's sentences that state the most figures, in reading order, up to ``limit``.
+
+    A small model's summary says what a section covers ("financial performance, including
+    net sales") and drops the figures it was asked to keep; a question about the whole
+    document is mostly asked for them. Years alone are not figures (every section has them).
+    """
+    scored = []
+    for position, (kind, unit, _) in enumerate(split_units(text)):
+        figures = [f for f in _STATED.findall(unit) if not _YEAR_ONLY.fullmatch(f)]
+        if figures and kind != "code":
+            scored.append((len(figures), -position, " ".join(unit.replace("*", "").split())))
+    chosen: list[tuple[int, str]] = []
+    spent = 0
+    for _, position, unit in sorted(scored, reverse=True):
+        if spent + len(unit) > limit:
+            continue
+        chosen.append((-position, unit))
+        spent += len(unit) + 1
+    return " ".join(unit for _, unit in sorted(chosen))
 
 
 def _has_prose(text: str) -> bool:
@@ -186,7 +214,8 @@ class DocumentPath:
                 groups[-1].append(parent)
             else:
                 groups.append([parent])
-        texts = [" ".join(summaries[p.parent_id] for p in group) for group in groups]
+        texts = [" ".join(self._with_figures(summaries[p.parent_id], p) for p in group)
+                 for group in groups]
         units = [self._unit(record, group, text, index, title)
                  for group, text in zip(groups, self._fit(texts), strict=True) if text]
         prompt = prompts.WRITE_USER.format(
@@ -224,6 +253,16 @@ class DocumentPath:
             emit_step(StepKind.SUMMARIES, f"{extracted} sections past the reading budget: "
                       "their opening sentences stand in", sub_question=index)
         return summaries
+
+    def _with_figures(self, summary: str, parent: Parent) -> str:
+        """The summary, after the section's figures when the policy adds them.
+
+        The figures come first: a share cut to fit the answer's budget keeps its opening.
+        """
+        if not self.policy.summary_figures:
+            return summary
+        figures = key_figures(parent.text)
+        return f"{figures} {summary}".strip() if figures else summary
 
     def _within_budget(self, parents: list[Parent]) -> set[str]:
         """The parents the model may read now: first of each heading first, then in order."""
