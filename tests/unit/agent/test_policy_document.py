@@ -70,11 +70,15 @@ def test_an_extractive_summary_is_the_opening_prose() -> None:
 def test_a_sections_figures_are_its_sentences_that_state_the_most_of_them() -> None:
     text = ("## Results\n\nThe company reports its fiscal 2023 results in this release.\n\n"
             "Net sales of $14,694 million were up 1% on a reported basis.\n\n"
-            "It was founded in 1997 and serves members in 190 countries.\n\n"
+            "| Item | 2023 |\n| --- | --- |\n| Net sales | 14,694 |\n\n"
+            "Call 888 440 4149 (toll free), founded in 1997.\n\n"
             "Adjusted free cash flow was $848 million.\n")
     assert key_figures(text) == ("Net sales of $14,694 million were up 1% on a reported "
-                                 "basis. It was founded in 1997 and serves members in 190 "
-                                 "countries. Adjusted free cash flow was $848 million.")
+                                 "basis. | Net sales | 14,694 | Adjusted free cash flow was "
+                                 "$848 million.")  # in reading order; no phone number
+    assert key_figures(text, limit=105) == ("Net sales of $14,694 million were up 1% on a "
+                                            "reported basis. Adjusted free cash flow was "
+                                            "$848 million.")  # sentences before rows
     assert key_figures(text, limit=70) == ("Net sales of $14,694 million were up 1% on a "
                                            "reported basis.")  # the most figures first
     assert key_figures("## Intro\n\nNo figure here, only the year 2017.\n") == ""

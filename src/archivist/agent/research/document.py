@@ -55,9 +55,9 @@ MAX_HEADINGS = 80
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _NOT_PROSE = re.compile(r"^\s*(?:#|\||[-*]\s*$|\d+\s*$)")
 FIGURES_CHARS = 220
-#: a figure as a sentence states it: "$14,694", "73.3", "6%", "1,048" (not a bare "3")
+#: a figure as a sentence states it: "$14,694", "73.3", "6%", "$848" (not a bare "440")
 _STATED = re.compile(r"(?<![\w.])\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])\$?\d+\.\d+%?"
-                     r"|(?<![\w.])\$?\d+%|(?<![\w.,])\$?\d{3,}(?![\d,])")
+                     r"|(?<![\w.])\$?\d+ ?%|(?<![\w.])\$\d+")
 _YEAR_ONLY = re.compile(r"(?:19|20)\d{2}")
 
 
@@ -113,16 +113,19 @@ def key_figures(text: str, limit: int = FIGURES_CHARS) -> str:
 
     A small model's summary says what a section covers ("financial performance, including
     net sales") and drops the figures it was asked to keep; a question about the whole
-    document is mostly asked for them. Years alone are not figures (every section has them).
+    document is mostly asked for them. Sentences and list items come before table rows
+    (a row's figures mean little without its header); years and bare numbers such as a
+    phone number's are not figures.
     """
     scored = []
     for position, (kind, unit, _) in enumerate(split_units(text)):
         figures = [f for f in _STATED.findall(unit) if not _YEAR_ONLY.fullmatch(f)]
         if figures and kind != "code":
-            scored.append((len(figures), -position, " ".join(unit.replace("*", "").split())))
+            scored.append((kind != "row", len(figures), -position,
+                           " ".join(unit.replace("*", "").split())))
     chosen: list[tuple[int, str]] = []
     spent = 0
-    for _, position, unit in sorted(scored, reverse=True):
+    for _, _, position, unit in sorted(scored, reverse=True):
         if spent + len(unit) > limit:
             continue
         chosen.append((-position, unit))
