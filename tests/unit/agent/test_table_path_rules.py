@@ -7,6 +7,7 @@ from archivist.agent.research.tables import (
     column_hint,
     extract_sql,
     holds_table_rows,
+    query_picks_what_is_asked,
     relevant_tables,
     row_labels_text,
 )
@@ -93,3 +94,17 @@ def test_a_total_row_is_named_as_one_to_leave_out_of_rankings() -> None:
     assert "leave it out of a ranking" in row_labels_text(obligations)
     plain = _table("totals", "Totals by segment", ["Domestic", "International totality"])
     assert "leave it out" not in row_labels_text(plain)
+
+
+def test_a_query_must_pick_a_row_or_column_the_question_names() -> None:
+    growth = "By how much did Netflix's revenues grow from 2016 to 2017?"
+    assert query_picks_what_is_asked(
+        "SELECT y2017 - y2016 FROM operations WHERE item = 'Revenues'", growth, ["operations"])
+    assert not query_picks_what_is_asked(  # no row picked: a sum of every row
+        "SELECT SUM(y2017) - SUM(y2016) FROM revenues_table", growth, ["revenues_table"])
+    staff = "How many people work in the domestic DVD segment?"
+    assert not query_picks_what_is_asked("SELECT SUM(contribution_profit) FROM segments",
+                                         staff, ["segments"])
+    assert query_picks_what_is_asked(
+        "SELECT segment, contribution_profit FROM segments ORDER BY contribution_profit DESC",
+        "Which segment had the highest contribution profit?", ["segments"])

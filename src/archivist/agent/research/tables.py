@@ -23,7 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
-from archivist.agent.claims import check_claim, split_claims
+from archivist.agent.claims import check_claim, missing_facts, split_claims, strip_citations
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
@@ -34,8 +34,8 @@ from archivist.index.table_store import StoredTable, quote
 from archivist.stopwords import content_words
 from archivist.types import format_location
 
-__all__ = ["TablePath", "asks_for_computation", "column_hint", "extract_sql", "relevant_tables",
-           "row_labels_text"]
+__all__ = ["TablePath", "asks_for_computation", "column_hint", "extract_sql",
+           "query_picks_what_is_asked", "relevant_tables", "row_labels_text"]
 
 MAX_TABLES = 3
 SAMPLE_ROWS = 3
@@ -53,6 +53,14 @@ _FENCE = re.compile(r"```(?:sql|sqlite)?\s*(.*?)```", re.IGNORECASE | re.DOTALL)
 _START = re.compile(r"\b(SELECT|WITH)\b", re.IGNORECASE)
 _NO_COLUMN = re.compile(r"no such column: ([\w.]+)")
 _TOTAL = re.compile(r"\s*total\b", re.IGNORECASE)
+_LITERAL = re.compile(r"'((?:[^']|'')*)'")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SQL_WORDS = frozenset({
+    "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "AS", "SUM", "AVG", "MIN", "MAX", "COUNT",
+    "ORDER", "BY", "GROUP", "HAVING", "LIMIT", "DESC", "ASC", "IN", "IS", "NULL", "LIKE",
+    "DISTINCT", "CASE", "WHEN", "THEN", "ELSE", "END", "WITH", "ROUND", "ABS", "CAST", "REAL",
+    "INTEGER", "JOIN", "ON", "LEFT", "INNER", "UNION", "ALL", "BETWEEN", "OFFSET",
+})
 
 
 def column_hint(error: str, tables: Sequence[StoredTable]) -> str:
@@ -90,6 +98,26 @@ def row_labels_text(table: StoredTable) -> str:
         labels += " (a row labelled Total sums the rows above it: leave it out of a ranking " \
                   "or a count)"
     return labels
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def query_picks_what_is_asked(query: str, question: str, tables: Sequence[str] = ()) -> bool:
+    """Whether the query picks a row or column the question names.
+
+    Its quoted labels (``WHERE item = 'Revenues'``) and its column names, not its tables'
+    names or SQL's words, must share a word with the question: a query that summed profits
+    for a question about staff picks nothing the question names.
+    """
+    literals = _LITERAL.findall(query)
+    rest = _LITERAL.sub(" ", query)
+    names = {w for w in _IDENTIFIER.findall(rest) if w.upper() not in _SQL_WORDS
+             and w not in tables}
+    picked = content_words(" ".join([*literals, *names]).replace("_", " "))
+    asked = {_stem(w) for w in content_words(question)}
+    return bool({_stem(w) for w in picked} & asked)
 
 
 def asks_for_computation(question: str) -> bool:
@@ -242,9 +270,10 @@ class TablePath:
         ])
         items = [self._evidence(t, index, query, shown) for t in used]
         written = message_text(reply.content).strip()
-        if written and not self._supported(question, written, items):
+        if written and not self._supported(question, written, items, query, names):
             emit_step(StepKind.TABLE_FALLBACK, "the answer does not say what the query's result "
-                      "shows: answering from the passages", sub_question=index)
+                      f"shows ({quote_data(written[:160])}): answering from the passages",
+                      sub_question=index)
             return {"table_tried": True}
         text = written or f"The query returned:\n{shown}"
         cited = "; ".join(f"{e['document_name']}, {e['pages']}".rstrip(", ") for e in items)
@@ -253,17 +282,28 @@ class TablePath:
         return {"messages": [AIMessage(text)], "evidence": items, "table_tried": True,
                 "table_answered": True}
 
-    def _supported(self, question: str, answer: str, items: list[Evidence]) -> bool:
+    def _supported(self, question: str, answer: str, items: list[Evidence], query: str,
+                   names: Sequence[str]) -> bool:
         """Whether a sentence of the answer is backed by the query and its result.
 
         The same check as every written sentence (``claims.py``): its numbers and names
         in the result, and the support score. A query that fetched the wrong row (shares
-        for a question about employees) gives an answer its result does not back.
+        for a question about employees) gives an answer its result does not back. The
+        score of a right answer against a result (``y2017 - y2016`` over ``2,862,044``)
+        can fall short of the threshold too, so a sentence whose figures and names the
+        result holds also passes when the query picks what the question names.
         """
         units = [str(item.get("text", "")) for item in items]
         cited = list(range(1, len(units) + 1))
-        return any(check_claim(sentence, cited, units, self.embedder, question=question).supported
-                   for sentence, _ in split_claims(answer))
+        on_topic = query_picks_what_is_asked(query, question, names)
+        for sentence, _ in split_claims(answer):
+            if check_claim(sentence, cited, units, self.embedder, question=question).supported:
+                return True
+            text = strip_citations(sentence)
+            if on_topic and _FIGURE.search(text) and \
+                    not missing_facts(text, "\n".join(units), question):
+                return True
+        return False
 
     def _query(self, question: str, described: str, tables: list[StoredTable],
                index: int) -> tuple[SqlResult | None, str]:
