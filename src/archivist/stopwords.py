@@ -68,3 +68,8 @@ _CONTENT_STOP = (STOP_WORDS - QUESTION_WORDS) | REQUEST_WORDS
 def content_words(text: str) -> set[str]:
     """Content words of ``text``: lower-cased, stop words and single letters dropped."""
     return {w for w in _CONTENT_WORD.findall(text.lower()) if w not in _CONTENT_STOP and len(w) > 1}
+
+
+def singular(word: str) -> str:
+    """A crude singular of a lower-cased word: "revenues" -> "revenue" ("loss" stays)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from archivist.stopwords import STOP_WORDS
+from archivist.stopwords import STOP_WORDS, singular
 
 __all__ = ["DocumentAsk", "focus_words", "heading_words", "named_document", "whole_document"]
 
@@ -71,13 +71,9 @@ class DocumentAsk:
     top_level: bool = False  # "List the chapters of X": the first level of headings only
 
 
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
 def heading_words(text: str) -> set[str]:
     """The words of a heading, lower-cased and stemmed (numbers such as "7" and "1a" kept)."""
-    return {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOP_WORDS}
+    return {singular(w) for w in _TOKEN.findall(text.lower()) if w not in STOP_WORDS}
 
 
 def named_document(question: str, names: Sequence[str]) -> str | None:
@@ -109,7 +105,7 @@ def focus_words(question: str, document: str) -> frozenset[str]:
                   flags=re.IGNORECASE)
     words = {w for w in _TOKEN.findall(rest.lower())
              if w not in STOP_WORDS and w not in _REQUEST}
-    return frozenset(_stem(w) for w in words)
+    return frozenset(singular(w) for w in words)
 
 
 def whole_document(question: str, names: Sequence[str]) -> DocumentAsk | None:

@@ -31,7 +31,7 @@ from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote
-from archivist.stopwords import content_words
+from archivist.stopwords import content_words, singular
 from archivist.types import format_location
 
 __all__ = ["TablePath", "asks_for_computation", "column_hint", "extract_sql",
@@ -100,10 +100,6 @@ def row_labels_text(table: StoredTable) -> str:
     return labels
 
 
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") else word
-
-
 def query_picks_what_is_asked(query: str, question: str, tables: Sequence[str] = ()) -> bool:
     """Whether the query picks a row or column the question names.
 
@@ -116,8 +112,8 @@ def query_picks_what_is_asked(query: str, question: str, tables: Sequence[str] =
     names = {w for w in _IDENTIFIER.findall(rest) if w.upper() not in _SQL_WORDS
              and w not in tables}
     picked = content_words(" ".join([*literals, *names]).replace("_", " "))
-    asked = {_stem(w) for w in content_words(question)}
-    return bool({_stem(w) for w in picked} & asked)
+    asked = {singular(w) for w in content_words(question)}
+    return bool({singular(w) for w in picked} & asked)
 
 
 def asks_for_computation(question: str) -> bool:
