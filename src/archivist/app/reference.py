@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     if stale:
-        print(f"stale: {', '.join(stale)} (run python -m archivist.app.reference)")
+        typer.echo(f"stale: {', '.join(stale)} (run python -m archivist.app.reference)", err=True)
         return 1
     return 0
 
