@@ -273,7 +273,7 @@ class ConversationNodes:
                           f"{len(checked.claims)} sentences supported by the passages they cite")
             backed = [units[n - 1] for c in checked.claims if c.supported for n in c.citations]
             off_subject = self.policy.answer_on_subject and not cites_the_subject(
-                state.question, backed)
+                state.question, backed, seen=units)
             if off_subject and backed:
                 emit_step(StepKind.CLAIMS, "the cited passages do not name what the question "
                           "asks about: not kept")

@@ -107,3 +107,23 @@ def test_an_answer_must_cite_passages_that_name_what_was_asked() -> None:
     # of more than two subjects, half will do
     hexum = [_evidence("Nick Hexum was born in 1970.")]
     assert cites_the_subject("Who is older, Mark King or Nick Hexum?", hexum)
+
+
+def test_a_passage_naming_the_cited_section_links_a_two_hop_answer_to_the_question() -> None:
+    question = "In what year was the founder of the Zelmar Observatory born?"
+    bridge = _evidence("Ilse Varga (born 1931) was an astronomer.", parent="p2",
+                       headings=["Ilse Varga"])
+    first_hop = _evidence("The Zelmar Observatory was founded by Ilse Varga in 1968.",
+                          parent="p1", headings=["Zelmar Observatory"])
+    assert not cites_the_subject(question, [bridge])
+    assert cites_the_subject(question, [bridge], seen=[first_hop, bridge])
+    # the link must name the cited section's title, whole and as written
+    near = _evidence("The Zelmar Observatory was founded by Ilse Vargas.", parent="p1")
+    assert not cites_the_subject(question, [bridge], seen=[near])
+    # the cited section's own sentences link nothing (the GPU answer stays refused)
+    python = _evidence("Archivist requires Python 3.11 or newer.", parent="p3",
+                       document="guide.pdf", headings=["Requirements"])
+    same = _evidence("Requirements for a GPU are listed below.", parent="p3",
+                     document="guide.pdf", headings=["Requirements"])
+    assert not cites_the_subject("Which GPU does Archivist require for training?", [python],
+                                 seen=[python, same])

@@ -7,7 +7,9 @@
   model answered "$12,000,000" for 2019 over a 2017 10-K).
 * :func:`cites_the_subject`: an answer whose cited passages do not name what the question
   asks about is not kept (asked which GPU Archivist needs, the 1.5B answered with the
-  Python version, a true and well-cited sentence about something else).
+  Python version, a true and well-cited sentence about something else). A passage the
+  writer saw that names a cited passage's section links it to the question: the first hop
+  of a two-hop answer (:func:`linked_to`).
 """
 
 from __future__ import annotations
@@ -46,12 +48,39 @@ def years_not_covered(question: str, evidence: Iterable[Evidence]) -> tuple[list
     return sorted(asked), sorted(named)
 
 
-def cites_the_subject(question: str, cited: list[Evidence]) -> bool:
+def cites_the_subject(question: str, cited: list[Evidence],
+                      seen: Iterable[Evidence] = ()) -> bool:
     """Whether the passages an answer cites name what the question asks about.
 
-    Text, headings and document names count. Up to two named subjects must all be named;
-    of more ("Who is older, Mark King or Nick Hexum?") half, as for passages kept.
+    Text, headings and document names count, and so do the passages of ``seen`` (those the
+    writer was given) that link a cited one to the question (:func:`linked_to`). Up to two
+    named subjects must all be named; of more ("Who is older, Mark King or Nick Hexum?")
+    half, as for passages kept.
     """
+    chain = [*cited, *linked_to(cited, seen)]
     if len(subject_terms(question)) <= 2:
-        return fully_on_subject(question, cited)
-    return on_subject(question, cited)
+        return fully_on_subject(question, chain)
+    return on_subject(question, chain)
+
+
+def linked_to(cited: list[Evidence], seen: Iterable[Evidence]) -> list[Evidence]:
+    """The passages of ``seen`` that name the section a cited passage comes from.
+
+    A two-hop answer is stated by the passage on the bridge ("Ezer Weizman (born 1924)
+    ..."), which names the bridge but not what the question asks about ("the man that
+    resigned as president of Israel before the 2000 election"); the passage that names
+    both links it to the question. The section's title must appear as written, whole, in
+    a passage of another section: the cited section's own sentences link nothing.
+    """
+    titles = {title for item in cited if len(title := _section_title(item)) >= 4}
+    if not titles:
+        return []
+    sections = {item.get("parent_id") for item in cited}
+    pattern = re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in sorted(titles)))
+    return [item for item in seen if item.get("parent_id") not in sections
+            and pattern.search(" ".join(item.get("text", "").split()))]
+
+
+def _section_title(item: Evidence) -> str:
+    headings = item.get("heading_path") or [""]
+    return " ".join(headings[-1].split())
