@@ -120,6 +120,23 @@ def test_a_summary_reads_each_section_once_then_from_the_library(
     assert "rainwater" in done(events)["answer"]
 
 
+def test_on_a_small_model_the_answer_is_the_section_summaries_with_no_writing_call(
+        make_service, library: Application) -> None:
+    llm = ScriptedChatModel(rules=[_reply])
+    events = run(make_service(llm, library=library, checks=SMALL),
+                 "What does the Watering section of handbook.md cover?")
+    assert not any("one whole document" in c.text for c in llm.calls)  # no reduce call
+    answer = done(events)["answer"]
+    assert answer.startswith("### Greenhouse handbook › Watering\n"), answer
+    assert "rainwater" in answer and re.search(r"\[1\]$", answer), answer
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert sources["claims"] and all(c["supported"] for c in sources["claims"]), sources
+    whole = done(run(make_service(ScriptedChatModel(rules=[_reply]), library=library,
+                                  checks=SMALL), "Summarize handbook.md"))["answer"]
+    headings = re.findall(r"^### (.+)$", whole, re.MULTILINE)
+    assert [h.split(" › ")[-1] for h in headings][:3] == ["Watering", "Pests", "Harvest"]
+
+
 def test_with_document_questions_off_a_summary_is_a_search(
         make_service, library: Application) -> None:
     llm = ScriptedChatModel(rules=[_reply])

@@ -70,6 +70,10 @@ class Policy:
     summary_figures: bool = False
     #: tokens of section summaries the whole-document answer is written from (0: all)
     document_answer_tokens: int = 12000
+    #: a whole-document answer is the section summaries themselves, each under its heading
+    #: and cited, with no writing call: the 1.5B model's rewrite of them dropped their
+    #: figures, and for a 10-K kept no sentence the claim check could back
+    document_in_code: bool = False
     #: reply cap of the analysis call (which rewrites the question); None: the model's own
     #: cap. Measured with the Qwen2.5 tokenizer, an analysis is 29-52 tokens, and 237-256
     #: with every field filled (three 31-word sub-questions, a clarification, a 40-word
@@ -83,7 +87,7 @@ SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
     attribute_uncited=True, abstain_in_code=True, answer_on_subject=True, compose_in_code=True,
-    summary_figures=True,
+    summary_figures=True, document_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
     analysis_tokens=320,
 )

@@ -10,7 +10,8 @@ reading order, instead of the top passages of a search:
   *map* step summarises each section in one call and keeps the summary in the database
   (``index/summaries.py``), so a later question about the document reads it back with no
   call; the *reduce* step is one call that answers from the numbered summaries, each
-  cited to its section's pages.
+  cited to its section's pages; on a small model (``Policy.document_in_code``) the answer
+  is the summaries themselves, each under its section's heading, with no call.
 
 A focus ("risk factors", "Item 7") narrows both to the section whose heading matches it.
 
@@ -46,7 +47,7 @@ from archivist.agent.units import split_units
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.types import DocumentRecord, Parent, document_title, format_location
 
-__all__ = ["DocumentPath", "extract", "focus_sections", "key_figures", "section_paths"]
+__all__ = ["DocumentPath", "digest", "extract", "focus_sections", "key_figures", "section_paths"]
 
 SUMMARY_WORDS = 60
 EXTRACT_CHARS = 240
@@ -131,6 +132,19 @@ def key_figures(text: str, limit: int = FIGURES_CHARS) -> str:
         chosen.append((-position, unit))
         spent += len(unit) + 1
     return " ".join(unit for _, unit in sorted(chosen))
+
+
+def digest(units: list[Evidence]) -> str:
+    """The answer made of the section summaries: each under its heading, then cited.
+
+    Headings are Markdown headings, not claims; every sentence below one is its unit's
+    own text, so the claim check backs it (``document_in_code``).
+    """
+    blocks = []
+    for n, unit in enumerate(units, 1):
+        heading = " › ".join(unit.get("heading_path") or []) or unit["document_name"]
+        blocks.append(f"### {heading}\n{' '.join(unit['text'].split())} [{n}]")
+    return "\n\n".join(blocks)
 
 
 def _has_prose(text: str) -> bool:
@@ -221,6 +235,9 @@ class DocumentPath:
                  for group in groups]
         units = [self._unit(record, group, text, index, title)
                  for group, text in zip(groups, self._fit(texts), strict=True) if text]
+        if self.policy.document_in_code:
+            return {"messages": [AIMessage(digest(units))], "evidence": units,
+                    "units": units, "document_answered": True}
         prompt = prompts.WRITE_USER.format(
             question=question, passages="\n".join(numbered_block(n, u)
                                                   for n, u in enumerate(units, 1)))
