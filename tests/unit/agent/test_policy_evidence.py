@@ -9,6 +9,7 @@ from archivist.agent.policy.answer import (
     years_not_covered,
 )
 from archivist.agent.policy.evidence import (
+    bridge_query,
     coverage,
     grounded_query,
     keyword_query,
@@ -127,3 +128,24 @@ def test_a_passage_naming_the_cited_section_links_a_two_hop_answer_to_the_questi
                      document="guide.pdf", headings=["Requirements"])
     assert not cites_the_subject("Which GPU does Archivist require for training?", [python],
                                  seen=[python, same])
+
+
+def test_the_bridge_query_names_what_the_pointed_passage_adds_to_the_question() -> None:
+    question = "At the 2011 census, what was the population of the town where Ilse Varga was born?"
+    pointed = [_evidence("Ilse Varga (born 2 June 1931 in Tessendorf, Lower Korvath) is a "
+                         "retired astronomer.")]
+    query = bridge_query(question, pointed)
+    names, asked = query.split()[:3], query.split()[3:]
+    assert names == ["Tessendorf", "Lower", "Korvath"]  # not "Ilse Varga", not "June"
+    assert asked[:4] == ["2011", "census", "population", "town"] and "varga" not in asked
+    assert bridge_query(question, [_evidence("Ilse Varga was an astronomer.")]) == ""
+
+
+def test_a_cited_passage_naming_another_sections_title_is_linked_to_it() -> None:
+    question = "Who wrote a song after a festival in the Korvath District?"
+    song = _evidence("The song was written by Mara Quell after a festival in Tessendorf.",
+                     parent="p1", headings=["Tessendorf Waltz"])
+    town = _evidence("Tessendorf is a town in the Korvath District.", parent="p2",
+                     headings=["Tessendorf, Lower Korvath"])  # the title without qualifier
+    assert not cites_the_subject(question, [song])
+    assert cites_the_subject(question, [song], seen=[song, town])

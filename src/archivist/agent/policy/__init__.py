@@ -42,6 +42,10 @@ class Policy:
     ground_queries: bool = False
     #: read the passages again when the answer abstains over relevant ones
     second_look: bool = False
+    #: when the answer says nothing over relevant passages, search once more with the
+    #: names the passages it pointed at state (``bridge_query``) and write again: the
+    #: second hop of a two-hop question is often in no passage the question finds
+    bridge_hop: bool = False
     #: refuse an answer for a year no passage names
     year_check: bool = False
     #: high confidence needs every named subject of the question in the evidence
@@ -85,9 +89,9 @@ class Policy:
 #: Every small-model check.
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
-    ground_queries=True, second_look=True, year_check=True, subject_confidence=True,
-    attribute_uncited=True, abstain_in_code=True, answer_on_subject=True, compose_in_code=True,
-    summary_figures=True, document_in_code=True,
+    ground_queries=True, second_look=True, bridge_hop=True, year_check=True,
+    subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
+    answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
     analysis_tokens=320,
 )

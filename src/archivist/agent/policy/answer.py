@@ -64,23 +64,37 @@ def cites_the_subject(question: str, cited: list[Evidence],
 
 
 def linked_to(cited: list[Evidence], seen: Iterable[Evidence]) -> list[Evidence]:
-    """The passages of ``seen`` that name the section a cited passage comes from.
+    """The passages of ``seen`` linked to a cited one: either names the other's section.
 
     A two-hop answer is stated by the passage on the bridge ("Ezer Weizman (born 1924)
     ..."), which names the bridge but not what the question asks about ("the man that
     resigned as president of Israel before the 2000 election"); the passage that names
-    both links it to the question. The section's title must appear as written, whole, in
-    a passage of another section: the cited section's own sentences link nothing.
+    both links it to the question. The other way round, a song "written after a luau in
+    Laie" is linked by the article "Laie, Hawaii" to the district the question names. A
+    title counts without its qualifier ("Laie" of "Laie, Hawaii"), as written and whole,
+    and only in a passage of another section: a section's own sentences link nothing.
     """
-    titles = {title for item in cited if len(title := _section_title(item)) >= 4}
-    if not titles:
-        return []
     sections = {item.get("parent_id") for item in cited}
-    pattern = re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in sorted(titles)))
-    return [item for item in seen if item.get("parent_id") not in sections
-            and pattern.search(" ".join(item.get("text", "").split()))]
+    others = [item for item in seen if item.get("parent_id") not in sections]
+    cited_titles = _titles(cited)
+    cited_text = " ".join(" ".join(item.get("text", "").split()) for item in cited)
+    linked = []
+    for item in others:
+        text = " ".join(item.get("text", "").split())
+        if (cited_titles and cited_titles.search(text)) or (
+                (own := _titles([item])) and own.search(cited_text)):
+            linked.append(item)
+    return linked
 
 
-def _section_title(item: Evidence) -> str:
-    headings = item.get("heading_path") or [""]
-    return " ".join(headings[-1].split())
+def _titles(items: Iterable[Evidence]) -> re.Pattern[str] | None:
+    """A pattern for the section titles of ``items`` (without qualifiers), or None."""
+    titles = set()
+    for item in items:
+        headings = item.get("heading_path") or [""]
+        title = re.sub(r"\s*(?:\(.*\)|,.*)$", "", " ".join(headings[-1].split()))
+        if len(title) >= 4:
+            titles.add(title)
+    if not titles:
+        return None
+    return re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in sorted(titles)))

@@ -6,6 +6,8 @@
 * :func:`grounded_query`: a rewritten or next-hop query must name something the question
   or the passages name.
 * :func:`restates`: a next hop that repeats a search, or restates the question, is not run.
+* :func:`bridge_query`: the next hop's query, by code, from the passages an answer that
+  said nothing pointed at.
 """
 
 from __future__ import annotations
@@ -16,9 +18,17 @@ from collections.abc import Collection, Iterable
 
 from archivist.agent.policy.question import subject_terms, word_kept
 from archivist.agent.state import Evidence
-from archivist.stopwords import content_words
+from archivist.stopwords import STOP_WORDS, content_words
 
 _TOKENS = re.compile(r"[a-z0-9+#]+")
+_NAME = re.compile(r"\b[A-Z][\w'’-]*")
+_ASKED = re.compile(r"[A-Za-z0-9][\w'’-]*")
+BRIDGE_NAMES = 6
+BRIDGE_WORDS = 8
+_DATE_WORDS = frozenset({
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday"})
 
 
 def _mentioned(evidence: Iterable[Evidence]) -> set[str]:
@@ -138,3 +148,30 @@ def score_gate(
         else:
             dropped.append(item)
     return kept, dropped
+
+
+def bridge_query(question: str, pointed: Iterable[Evidence]) -> str:
+    """The next hop's query, from the passages an answer that said nothing pointed at.
+
+    First the names they state that the question does not, then the question's own words
+    that are not its named subjects; "" when they name nothing new.
+    Asked where the city Kerry Saxby-Junna was born stood at the 2011 census, the 1.5B
+    model answered "[1]" over "Kerry Saxby-Junna (born 1961 in Ballina, New South Wales)":
+    the passage names the bridge (Ballina), and the population is in Ballina's own article,
+    which a search for the question does not reach. ``"Ballina New South Wales ...
+    population census city born"`` does.
+    """
+    asked = {w.lower() for w in _ASKED.findall(question)}
+    names: list[str] = []
+    for item in pointed:
+        for word in _NAME.findall(item.get("text", "")):
+            low = word.lower().strip("'’-")
+            if (low not in asked and low not in STOP_WORDS and low not in _DATE_WORDS
+                    and word not in names):
+                names.append(word)
+    if not names:
+        return ""
+    subjects = subject_terms(question)
+    words = [w for w in dict.fromkeys(_ASKED.findall(question.lower()))
+             if w not in subjects and w in content_words(w)]
+    return " ".join([*names[:BRIDGE_NAMES], *words[:BRIDGE_WORDS]])

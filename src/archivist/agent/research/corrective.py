@@ -134,10 +134,17 @@ class Corrective:
         self.write_system = write_system
 
     # --- one search round -------------------------------------------------------------
-    def _screen(self, question: str, items: list[Evidence], index: int,
+    def _screen(self, question: str, items: list[Evidence], state: ResearchState,
                 update: dict[str, Any]) -> Screened:
-        return screen(self.grader, question, items, index, graded=set(update["graded"]),
-                      rejected=set(update["rejected"]), evidence=update["evidence"])
+        """Grade against ``question``; one dropped for another question is graded anew."""
+        evidence = [*state.evidence, *update["evidence"]]
+        if question == state.sub_question:
+            graded = {*state.graded, *update["graded"]}
+            rejected = {*state.rejected, *update["rejected"]}
+        else:  # a hop's own query: what was kept stays kept, nothing else counts
+            graded, rejected = {evidence_key(e) for e in evidence}, set()
+        return screen(self.grader, question, items, state.index, graded=graded,
+                      rejected=rejected, evidence=evidence)
 
     def _record(self, update: dict[str, Any], name: str, query: str, text: str,
                 screened: Screened, call_id: str) -> None:
@@ -150,7 +157,9 @@ class Corrective:
         update["graded"] += screened.graded_keys
         update["rejected"] += screened.rejected_keys
 
-    def _documents(self, query: str, state: ResearchState, update: dict[str, Any]) -> Screened:
+    def _documents(self, query: str, state: ResearchState, update: dict[str, Any], *,
+                   screen_as: str = "") -> Screened:
+        """One search, its passages screened against ``screen_as`` (the sub-question)."""
         index = state.index
         call_id = f"gather-{index}-{len(update['queries_run'])}"
         message = self.search_tool.invoke(
@@ -161,7 +170,7 @@ class Corrective:
         update["queries_run"].append(query)
         update["tool_calls"] += 1
         update["hits_seen"] += len(items)
-        screened = self._screen(state.sub_question, items, index, update)
+        screened = self._screen(screen_as or state.sub_question, items, state, update)
         text = render_kept(query, screened.shown, screened.dropped) if items else message_text(
             message.content)
         self._record(update, SEARCH, query, text, screened, call_id)
@@ -180,7 +189,7 @@ class Corrective:
         items = [web_evidence(r, index) for r in results]
         emit_step(StepKind.WEB_SEARCH, query, results=len(items), provider=self.web.name,
                   sub_question=index)
-        screened = self._screen(state.sub_question, items, index, update)
+        screened = self._screen(state.sub_question, items, state, update)
         text = render_kept(query, screened.shown, screened.dropped)
         self._record(update, WEB_TOOL, query, text, screened, f"web-{index}")
         return screened
@@ -221,6 +230,29 @@ class Corrective:
                 update["web_only"] = True
         return update
 
+    @timed("research")
+    def hop(self, state: ResearchState, query: str) -> dict[str, Any]:
+        """One more search, screened against ``query`` itself: the second hop of a question.
+
+        Its passages are about the bridge the first ones named, not the question's own
+        subjects, so the question would screen them out. Nothing new: no message is kept,
+        so the answer written before stays the last one.
+        """
+        update: dict[str, Any] = {
+            "messages": [], "evidence": [], "graded": [], "rejected": [], "queries_run": [],
+            "tool_calls": state.tool_calls, "hits_seen": state.hits_seen, "hopped": True,
+            "hop_query": query,
+        }
+        if query.lower() in {q.lower() for q in state.queries_run}:
+            return update
+        emit_step(StepKind.NEXT_HOP, query, original=state.sub_question,
+                  reason="the answer said nothing: searching the names its passages state",
+                  sub_question=state.index)
+        update["hop_found"] = bool(self._documents(query, state, update, screen_as=query).new)
+        if not update["hop_found"]:
+            update["messages"] = []
+        return update
+
     def read_parents(self, state: ResearchState) -> list[Evidence]:
         """The parent sections of the kept passages, best first, within ``read_chars``.
 
@@ -259,12 +291,16 @@ class Corrective:
         """Answer from the evidence units that bear on the question (sections read first).
 
         The sentences, list items and table rows of the kept passages and the sections
-        read are scored against the sub-question and the best fill ``unit_tokens``; the
-        writer sees only them, numbered, and cites their numbers (see ``units.py``).
+        read are scored against the sub-question (and a hop's query, after a hop) and the
+        best fill ``unit_tokens``; the writer sees only them, numbered, and cites their
+        numbers (see ``units.py``).
         """
         parents = self.read_parents(state)
         evidence = [*state.evidence, *parents]
-        selection = select_units(state.sub_question, evidence, self.embedder,
+        # after a hop, units are chosen for both searches: the bridge's facts share few
+        # words with the question
+        wanted = f"{state.sub_question}\n{state.hop_query}".strip()
+        selection = select_units(wanted, evidence, self.embedder,
                                  budget_tokens=self.unit_tokens)
         emit_step(StepKind.EVIDENCE, f"{len(selection.units)} of {selection.considered} "
                   f"sentences, items and rows (about {selection.tokens()} tokens)",

@@ -6,6 +6,7 @@ r"""The research sub-agent's graph: one copy runs per sub-question.
       \\--> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
                |--(nothing relevant)--> finish -> END
                |--(pipeline, web only)--> write -> finish
+               |                            (said nothing: -> hop -> write, once)
                \\--(tools)--> agent <-> tools (-> compress -> agent)
                                   |--(no tool call: done)----------> write -> finish
                                   \\--(budget used up)--> fallback --> write -> finish
@@ -63,7 +64,9 @@ def build_research_graph(
     graph.add_conditional_edges("document", nodes.after_document)
     graph.add_conditional_edges("gather", nodes.after_gather)
     graph.add_conditional_edges("tables", nodes.after_tables)
-    graph.add_edge("write", "finish")
+    graph.add_node("hop", nodes.hop)
+    graph.add_conditional_edges("write", nodes.after_write)
+    graph.add_conditional_edges("hop", nodes.after_hop)
     graph.add_conditional_edges("agent", nodes.after_agent)
     graph.add_conditional_edges("tools", nodes.after_tools)
     graph.add_edge("compress", "agent")

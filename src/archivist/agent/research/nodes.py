@@ -30,8 +30,10 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from archivist.agent import prompts
+from archivist.agent.claims import parse_citations
 from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.policy.answer import needs_second_look, years_not_covered
+from archivist.agent.policy.evidence import bridge_query
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
 from archivist.agent.research.document import DocumentPath
@@ -196,6 +198,18 @@ class ResearchNodes:
         reply = self.llm.invoke(messages)
         return message_text(reply.content).strip()
 
+    def hop(self, state: ResearchState) -> dict[str, Any]:
+        """The bridge hop: search the names of the passages a non-answer pointed at."""
+        answer = message_text(state.messages[-1].content)
+        cited = [state.units[n - 1] for n in parse_citations(answer)
+                 if 1 <= n <= len(state.units)] or state.units[:1]
+        sections = {u["parent_id"] for u in cited}  # what the writer saw of their sections
+        query = bridge_query(state.sub_question,
+                             [u for u in state.units if u["parent_id"] in sections])
+        if not query:
+            return {"hopped": True}
+        return self.corrective.hop(state, query)
+
     def finish(self, state: ResearchState) -> dict[str, Any]:
         """Package the sub-answer (an honest abstention when nothing relevant was kept).
 
@@ -209,7 +223,8 @@ class ResearchNodes:
         answer = ""
         if found:
             answer = message_text(state.messages[-1].content).strip()
-        if self.policy.second_look and needs_second_look(answer, state.evidence):
+        if (self.policy.second_look and not state.hop_found
+                and needs_second_look(answer, state.evidence)):
             answer = self.second_look(state, answer) or answer
         asked, covered = (years_not_covered(question, state.evidence) if self.policy.year_check
                           else ([], []))
@@ -280,6 +295,17 @@ class ResearchNodes:
         if getattr(last, "tool_calls", None) or getattr(last, "invalid_tool_calls", None):
             return "fallback" if self._out_of_budget(state) else "tools"
         return self.after_fallback(state)
+
+    def after_write(self, state: ResearchState) -> Literal["hop", "finish"]:
+        """An answer that said nothing over relevant passages takes the bridge hop, once."""
+        if not self.policy.bridge_hop or state.hopped or state.web_only or not state.units:
+            return "finish"
+        answer = message_text(state.messages[-1].content).strip()
+        return "hop" if needs_second_look(answer, state.evidence) else "finish"
+
+    def after_hop(self, state: ResearchState) -> Literal["write", "finish"]:
+        """New passages from the hop: write again from everything; else finish as before."""
+        return "write" if state.hop_found else "finish"
 
     def after_fallback(self, state: ResearchState) -> Literal["write", "finish"]:
         """Write from the evidence units when anything was gathered; else abstain."""

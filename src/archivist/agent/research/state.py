@@ -63,4 +63,7 @@ class ResearchState:
     table_answered: bool = False  # ... and answered from a query's result
     document_answered: bool = False  # answered from a whole document's sections
     write_prompt: str = ""  # the user message of the writing call (a second look continues it)
+    hopped: bool = False  # the bridge hop ran (``Corrective.hop``): it runs once ...
+    hop_found: bool = False  # ... and kept new passages, so the answer was written again
+    hop_query: str = ""  # ... with this query
     sub_answers: list[SubAnswer] = field(default_factory=list)

@@ -1,0 +1,94 @@
+"""The bridge hop of a small model: an answer that said nothing searches the names its
+passages state, and is written again from both hops (a real library, the model scripted)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from langchain_core.messages import BaseMessage
+from tests.agent.helpers import done, run, steps
+
+from archivist.agent.policy import SMALL
+from archivist.application import Application
+from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.settings import Settings
+from archivist.testing import CallInfo, ScriptedChatModel
+
+DOCS = {  # invented places and people: the founder's birth year is only in her own article
+    "observatory.md": "# Zelmar Observatory\n\nThe Zelmar Observatory stands on the Korvath "
+                      "plateau. It was founded by the astronomer Ilse Varga in 1968.\n",
+    "varga.md": "# Ilse Varga\n\nIlse Varga was born in Tessendorf in 1931. She studied "
+                "optics in Graz and built her first telescope at twenty.\n",
+    "bakery.md": "# Rye bread\n\nRye bread is baked from a sourdough starter for an hour.\n",
+}
+QUESTION = "In what year was the founder of the Zelmar Observatory born?"
+WRITE = "Answer the user's question from the numbered passages"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory,
+            embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
+    root = tmp_path_factory.mktemp("bridge")
+    (root / "docs").mkdir()
+    for name, text in DOCS.items():
+        (root / "docs" / name).write_text(text, encoding="utf-8")
+    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
+                       embedder=embedder)
+    assert made.ingest.files([root / "docs"]).counts["added"] == len(DOCS)
+    yield made
+    made.close()
+
+
+def _writer(second: str):
+    """The writer answers "[1]" first (the 1.5B's non-answer), then ``second``'s rule."""
+    writes: list[str] = []
+
+    def rule(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        prompt = str(messages[-1].content)
+        writes.append(prompt)
+        if len(writes) == 1:
+            return "[1]"
+        if second == "abstain":
+            return "The documents do not contain the founder's birth year."
+        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
+                                   re.DOTALL))
+        number = next(n for n, text in passages.items() if "1931" in text)
+        return f"Ilse Varga was born in 1931 [{number}]."
+
+    rule.writes = writes  # type: ignore[attr-defined]
+    return rule
+
+
+def test_a_non_answer_searches_the_names_its_passage_states_then_writes_again(
+        make_service, library: Application) -> None:
+    writer = _writer("answer")
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
+                              checks=SMALL), QUESTION)
+    (hop,) = steps(events, "next_hop")
+    assert "Ilse Varga" in hop["detail"] and "Zelmar" not in hop["detail"]
+    assert "1931" not in writer.writes[0] and "1931" in writer.writes[1]
+    assert len(writer.writes) == 2 and not steps(events, "second_look")
+    answer = done(events)["answer"]
+    assert "1931" in answer, answer
+    # the cited unit is Varga's own article; the observatory's, which names her, links it
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert [c["supported"] for c in sources["claims"]] == [True]
+    assert "varga.md" in {s["document_name"] for s in sources["sources"]}
+
+
+def test_the_hop_runs_once_and_the_answer_stays_honest(
+        make_service, library: Application) -> None:
+    writer = _writer("abstain")
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
+                              checks=SMALL), QUESTION)
+    assert len(steps(events, "next_hop")) == 1 and len(writer.writes) == 2
+    assert done(events)["answer"].startswith("The documents do not contain")
+
+
+def test_a_capable_model_takes_no_bridge_hop(make_service, library: Application) -> None:
+    events = run(make_service(ScriptedChatModel(), library=library), QUESTION)
+    assert not steps(events, "next_hop")
