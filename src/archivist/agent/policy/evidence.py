@@ -155,6 +155,7 @@ def bridge_query(question: str, pointed: Iterable[Evidence]) -> str:
 
     First the names they state that the question does not, then the question's own words
     that are not its named subjects; "" when they name nothing new.
+
     Asked where the city Kerry Saxby-Junna was born stood at the 2011 census, the 1.5B
     model answered "[1]" over "Kerry Saxby-Junna (born 1961 in Ballina, New South Wales)":
     the passage names the bridge (Ballina), and the population is in Ballina's own article,
