@@ -51,14 +51,19 @@ TITLE_WORDS = frozenset(
     ]
 )
 
+MONTHS = frozenset(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"]
+)
+#: Capitalised words that are dates, not names: months and weekdays.
+DATE_WORDS = MONTHS | frozenset(
+    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+)
+
 #: What multi-hop title matching drops: the stop words but :data:`TITLE_WORDS`, and words
 #: that never name a page on their own (months, "one", roman "ii", "also").
-TITLE_STOP_WORDS = (STOP_WORDS - TITLE_WORDS) | frozenset(
-    [
-        "after", "also", "before", "during", "those", "one", "ii", "january", "february",
-        "march", "april", "may", "june", "july", "august", "september", "october", "november",
-        "december",
-    ]
+TITLE_STOP_WORDS = (STOP_WORDS - TITLE_WORDS) | MONTHS | frozenset(
+    ["after", "also", "before", "during", "those", "one", "ii"]
 )
 
 _CONTENT_WORD = re.compile(r"[a-z0-9+#]+")

@@ -18,17 +18,13 @@ from collections.abc import Collection, Iterable
 
 from archivist.agent.policy.question import subject_terms, word_kept
 from archivist.agent.state import Evidence
-from archivist.stopwords import STOP_WORDS, content_words
+from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words
 
 _TOKENS = re.compile(r"[a-z0-9+#]+")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
 _ASKED = re.compile(r"[A-Za-z0-9][\w'’-]*")
 BRIDGE_NAMES = 6
 BRIDGE_WORDS = 8
-_DATE_WORDS = frozenset({
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday"})
 
 
 def _mentioned(evidence: Iterable[Evidence]) -> set[str]:
@@ -167,7 +163,7 @@ def bridge_query(question: str, pointed: Iterable[Evidence]) -> str:
     for item in pointed:
         for word in _NAME.findall(item.get("text", "")):
             low = word.lower().strip("'’-")
-            if (low not in asked and low not in STOP_WORDS and low not in _DATE_WORDS
+            if (low not in asked and low not in STOP_WORDS and low not in DATE_WORDS
                     and word not in names):
                 names.append(word)
     if not names:

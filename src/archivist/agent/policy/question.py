@@ -30,7 +30,7 @@ from typing import Any
 
 from archivist.agent.state import QuestionAnalysis
 from archivist.agent.steps import StepKind
-from archivist.stopwords import content_words
+from archivist.stopwords import DATE_WORDS, content_words
 
 _JOINERS = re.compile(
     r"\b(and|as well as|also|plus|versus|vs\.?|compared? (to|with)|respectively)\b|;",
@@ -42,11 +42,8 @@ _TOKENS = re.compile(r"[a-z0-9+#]+")
 _NOT_SUBJECTS = frozenset(
     ["please", "thanks", "hi", "hello", "ok", "okay", "could", "would", "should", "did",
      "has", "have", "had", "were", "give", "list", "explain", "describe", "show", "we", "our",
-     "he", "she", "his", "her", "us", "any", "all", "some", "one", "i",
-     "january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
-     "friday", "saturday", "sunday"]
-)
+     "he", "she", "his", "her", "us", "any", "all", "some", "one", "i"]
+) | DATE_WORDS
 
 
 def looks_compound(question: str) -> bool:
