@@ -237,7 +237,7 @@ class IngestJobs:
         """A job, only for the owner who submitted it (whichever worker runs it)."""
         with self._lock:
             job = self._local.get(job_id)
-        if job is None or (job.status != "running" and not job.done.is_set()):
+        if job is None or job.status == "queued":  # not (yet) run here: as stored
             row = self.queue.get(job_id)
             job = Job.from_row(row) if row is not None else None
         return job if job is not None and job.owner == owner else None
