@@ -202,16 +202,23 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
         note = "Deleted." if thread_id and convs.forget(thread_id, who) else "Nothing to delete."
         return (*reset(browser, request), note)
 
-    def cleared() -> tuple[Any, ...]:
-        """The side panel, feedback line and export of another conversation, emptied."""
+    def cleared(thread_id: str | None, shown_for: str | None) -> tuple[Any, ...]:
+        """The side panel, feedback line and export of another conversation, emptied.
+
+        Not when the panel already shows the new conversation's source: a new
+        conversation gets its id as its first answer ends, and a source clicked at once
+        could open before this ran (a browser test saw the passage emptied under load).
+        """
+        if thread_id is not None and thread_id == shown_for:
+            return tuple(gr.update() for _ in range(7))
         return (NO_SOURCE, gr.update(value=None, visible=False), gr.update(visible=False),
-                "", "", gr.update(value=None, visible=False))
+                "", "", gr.update(value=None, visible=False), None)
 
     def open_source(ref: str, thread_id: str | None, browser: dict[str, Any] | None,
                     request: gr.Request) -> tuple[Any, ...]:
         parsed = parse_source_ref(ref or "")
         if parsed is None or not thread_id:
-            return gr.update(), gr.update(), gr.update(), gr.update()
+            return gr.update(), gr.update(), gr.update(), gr.update(), gr.update()
         opened = convs.open_source(thread_id, *parsed, owner(request, browser))
         image = gr.update(value=None, visible=False)
         if opened.page_png is not None:
@@ -219,7 +226,7 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
                               label=f"page {opened.page}")
         # the page says where the passage is; without one, the section is shown open
         section = gr.update(visible=bool(opened.section), open=opened.page_png is None)
-        return opened.markdown, image, section, opened.section
+        return opened.markdown, image, section, opened.section, thread_id
 
     def rate(rating: str, comment: str, thread_id: str | None, browser: dict[str, Any] | None,
              request: gr.Request) -> tuple[str, str]:
@@ -349,7 +356,9 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
 
         chat_out = [chatbot, box, thread, note, conversations, browser]
         source_out = [passage, page_image, section_box, section_text]
-        thread.change(cleared, None, [*source_out, feedback_status, export_file],
+        shown_for = gr.State(None)  # the conversation whose source the panel shows
+        thread.change(cleared, [thread, shown_for],
+                      [*source_out, feedback_status, export_file, shown_for],
                       show_progress="hidden")
         box.submit(respond, [box, chatbot, thread, browser, collection], chat_out)
         send.click(respond, [box, chatbot, thread, browser, collection], chat_out)
@@ -361,8 +370,8 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
                          [*chat_out, table, choice])
         rename_button.click(rename, [title, thread, browser], [conversations, manage_status])
         delete_chat.click(delete_conversation, [thread, browser], [*chat_out, manage_status])
-        source_ref.change(open_source, [source_ref, thread, browser], source_out,
-                         show_progress="hidden")
+        source_ref.change(open_source, [source_ref, thread, browser], [*source_out, shown_for],
+                          show_progress="hidden")
         up.click(rate, [gr.State("up"), comment, thread, browser], [feedback_status, comment])
         down.click(rate, [gr.State("down"), comment, thread, browser],
                    [feedback_status, comment])
