@@ -307,20 +307,34 @@ def select_units(
     Units under MIN_SHARE of the best score are left out. A sentence that leans back (see
     :func:`leans_back`), and each of the best WITH_NEIGHBOUR sentences, takes its previous
     sentence as context. The best unit is always kept, even over the budget (cut to it).
+    A sentence is shown once: one that is the context of a unit chosen before is not chosen
+    again, and one whose context is a chosen unit joins it (its number stays).
     """
     units = score_units(question, cut(evidence), embedder, section_prior(evidence))
     by_place = {(u.source, u.position): u for u in units}
     chosen: list[Unit] = []
+    shown: dict[tuple[int, int], int] = {}  # a unit's place -> the chosen unit showing it
     used = 0
     ranked = sorted(units, key=lambda u: -u.score)
     floor = ranked[0].score * MIN_SHARE if ranked and ranked[0].score > 0 else float("-inf")
     for unit in ranked:
         if len(chosen) >= max_units or unit.score < floor:
             break
+        place, previous = (unit.source, unit.position), (unit.source, unit.position - 1)
+        if place in shown:  # already the context of a unit chosen before
+            continue
         if unit.kind == "sentence" and (leans_back(unit.text) or len(chosen) < WITH_NEIGHBOUR):
-            before = by_place.get((unit.source, unit.position - 1))
+            before = by_place.get(previous)
             if before is not None and before.kind == "sentence":
                 unit = replace(unit, context=before.text)
+        if unit.kind == "sentence" and unit.context and previous in shown:  # one unit
+            index = shown[previous]
+            merged = replace(unit, context=chosen[index].full_text())
+            cost = merged.tokens() - chosen[index].tokens()
+            if used + cost <= budget_tokens:
+                chosen[index], shown[place] = merged, index
+                used += cost
+            continue
         cost = unit.tokens()
         if chosen and used + cost > budget_tokens:
             continue
@@ -328,6 +342,9 @@ def select_units(
             unit = replace(unit, text=unit.text[: budget_tokens * CHARS_PER_TOKEN])
             cost = unit.tokens()
         chosen.append(unit)
+        shown[place] = len(chosen) - 1
+        if unit.context and unit.kind == "sentence":
+            shown[previous] = len(chosen) - 1
         used += cost
     return Selection(chosen, len(units))
 

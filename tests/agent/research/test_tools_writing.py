@@ -44,8 +44,9 @@ def test_the_answer_is_written_from_units_with_every_sentence_checked(service_fo
     assert "secret-plans" not in answer and "preinstalled" not in answer  # the draft: unused
     assert "apt install postgresql" in answer and answer.endswith("[1].")
     sources = sources_of(events)
-    (claim,) = sources["claims"]
-    assert claim["supported"] and claim["citations"] == [1] and claim["score"] > 0.5
+    claims = sources["claims"]  # the unit's sentence and the one after it, each a claim
+    assert claims and all(c["supported"] and c["citations"] == [1] and c["score"] > 0.5
+                          for c in claims), claims
     (source,) = sources["sources"]  # the cited unit's place: document and section
     assert source["document_name"] == "postgres-guide.md"
     assert source["pages"] == "§ PostgreSQL administration › Installing PostgreSQL"

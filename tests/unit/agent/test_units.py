@@ -11,7 +11,9 @@ from archivist.agent.units import (
     leans_back,
     render_units,
     score_units,
+    select_units,
     split_headed_units,
+    split_sentences,
     split_units,
     unit_evidence,
 )
@@ -111,3 +113,18 @@ def test_a_unit_is_scored_under_the_heading_it_stands_under() -> None:
     assert best.text.startswith("If the process is killed")
     # a unit before any heading stands under its section's heading path
     assert cut([_evidence("Plain sentence here.")])[0].heading == "Staying consistent"
+
+
+def test_a_sentence_is_shown_once_even_when_it_is_a_neighbours_context() -> None:
+    # HotpotQA: "How to Eat is a 1998 book ..." went to the 1.5B as passage 1 and again
+    # as the context of passage 5, and the writer replied "[1][2]"
+    section = ("How to Eat is a 1998 book of English cuisine by Nigella Lawson. "
+               "It features culinary tips on saving time and sold 300,000 copies. "
+               "It was praised by critics as a guide to cooking in English kitchens.")
+    chosen = select_units("How to Eat, a book of English cuisine, sold how many copies?",
+                          [_evidence(section)], None, budget_tokens=1000)
+    shown = "\n".join(u.full_text() for u in chosen.units)
+    assert [shown.count(s) for s in split_sentences(section)][:2] == [1, 1], shown
+    assert all(shown.count(s) <= 1 for s in split_sentences(section)), shown
+    merged = max(chosen.units, key=lambda u: len(u.full_text()))
+    assert merged.full_text().index("1998") < merged.full_text().index("300,000")
