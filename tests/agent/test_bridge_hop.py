@@ -57,6 +57,8 @@ def _writer(second: str):
         passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
                                    re.DOTALL))
         number = next(n for n, text in passages.items() if "1931" in text)
+        if second == "point":  # the 1.5B's way: the number of the passage, and no words
+            return f"[{number}]"
         return f"Ilse Varga was born in 1931 [{number}]."
 
     rule.writes = writes  # type: ignore[attr-defined]
@@ -78,6 +80,27 @@ def test_a_non_answer_searches_the_names_its_passage_states_then_writes_again(
     (sources,) = [e.data for e in events if e.type == "sources"]
     assert [c["supported"] for c in sources["claims"]] == [True]
     assert "varga.md" in {s["document_name"] for s in sources["sources"]}
+
+
+def test_an_answer_that_only_points_at_a_passage_quotes_its_sentence(
+        make_service, library: Application) -> None:
+    writer = _writer("point")
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
+                              checks=SMALL), QUESTION)
+    (quoted,) = steps(events, "quoted")
+    assert "only citations" in quoted["detail"]
+    answer = done(events)["answer"]
+    assert "Ilse Varga was born in Tessendorf in 1931." in answer, answer
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert [c["supported"] for c in sources["claims"]] == [True]
+    assert "varga.md" in {s["document_name"] for s in sources["sources"]}
+
+
+def test_a_capable_model_answer_of_citations_alone_is_not_rewritten(
+        make_service, library: Application) -> None:
+    writer = _writer("point")
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library), QUESTION)
+    assert not steps(events, "quoted") and len(writer.writes) == 1
 
 
 def test_the_hop_runs_once_and_the_answer_stays_honest(

@@ -6,11 +6,13 @@ from __future__ import annotations
 from archivist.agent.policy.answer import (
     cites_the_subject,
     needs_second_look,
+    quote_cited,
     years_not_covered,
 )
 from archivist.agent.policy.evidence import (
     bridge_query,
     coverage,
+    fully_on_subject,
     grounded_query,
     keyword_query,
     on_subject,
@@ -39,6 +41,21 @@ def test_passages_must_name_the_questions_subjects() -> None:
     hexum = _evidence("Nick Hexum is the lead vocalist of the rock band 311.")
     assert on_subject("Which singer is American, Mark King or Nick Hexum?", [hexum])
     assert not on_subject("Which singer is American, Mark King or Nick Hexum?", [footnote])
+
+
+def test_a_subject_counts_as_named_by_a_word_one_short_ending_apart() -> None:
+    # HotpotQA: "Germany's" and a typed "Gothais" against a passage on a German club in Gotha
+    question = ("This German team originally based in Gothais is sponsored by Germany's best "
+                "selling beer brand with an annual output of what?")
+    rockets = _evidence("Oettinger Rockets is a German professional basketball team based in "
+                        "Gotha, sponsored by the Oettinger brewery since 2004.")
+    assert on_subject(question, [rockets])
+    assert fully_on_subject(question, [rockets])
+    # a stem shorter than five letters, or an ending longer than two, names nothing else
+    assert not fully_on_subject("Who founded Iran's oldest bank?", [
+        _evidence("Ira Gershwin founded nothing.")])
+    assert not fully_on_subject("Who discovered Germanium?", [
+        _evidence("A German chemist discovered it in 1886.")])
 
 
 def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
@@ -149,3 +166,25 @@ def test_a_cited_passage_naming_another_sections_title_is_linked_to_it() -> None
                      headings=["Tessendorf, Lower Korvath"])  # the title without qualifier
     assert not cites_the_subject(question, [song])
     assert cites_the_subject(question, [song], seen=[song, town])
+
+
+def test_an_answer_of_citations_alone_becomes_the_cited_sentences() -> None:
+    # HotpotQA: the 1.5B replied "[3]" with the station in unit 3 (after its context)
+    units = [
+        _evidence('Andrew "Drew" Fuller is an American actor.', parent="p1"),
+        _evidence("He played Chris Halliwell in the series Charmed.", parent="p1"),
+        _evidence("Charmed is an American television series created by Constance M. Burge.\n"
+                  "The series was originally broadcast by The WB for eight seasons.",
+                  parent="p2"),
+    ]
+    question = "Drew Fuller starred in a series that originally broadcast on what station?"
+    assert quote_cited(question, "[3]", units) == (
+        "The series was originally broadcast by The WB for eight seasons. [3]")
+    # two units cited: a sentence from each, in the order cited; never past QUOTED_UNITS
+    both = quote_cited(question, "[2][3] [1]", units)
+    assert both.startswith("He played Chris Halliwell in the series Charmed. [2] The series")
+    assert "[1]" not in both
+    # an answer with words, a number past the units, or no citation: nothing to quote
+    assert quote_cited(question, "The WB [3].", units) == ""
+    assert quote_cited(question, "[9]", units) == ""
+    assert quote_cited(question, "", units) == ""

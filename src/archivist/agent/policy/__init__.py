@@ -46,6 +46,8 @@ class Policy:
     #: names the passages it pointed at state (``bridge_query``) and write again: the
     #: second hop of a two-hop question is often in no passage the question finds
     bridge_hop: bool = False
+    #: an answer of citations alone ("[3]") becomes the cited units' sentences, quoted
+    quote_pointed: bool = False
     #: refuse an answer for a year no passage names
     year_check: bool = False
     #: high confidence needs every named subject of the question in the evidence
@@ -89,7 +91,8 @@ class Policy:
 #: Every small-model check.
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
-    ground_queries=True, second_look=True, bridge_hop=True, year_check=True,
+    ground_queries=True, second_look=True, bridge_hop=True, quote_pointed=True,
+    year_check=True,
     subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
     answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,

@@ -10,6 +10,8 @@
   Python version, a true and well-cited sentence about something else). A passage the
   writer saw that names a cited passage's section links it to the question: the first hop
   of a two-hop answer (:func:`linked_to`).
+* :func:`quote_cited`: an answer that is only citations becomes the sentences of the units
+  it cites (the 1.5B model replied "[3]" with the answer in unit 3, and wrote nothing).
 """
 
 from __future__ import annotations
@@ -17,12 +19,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from archivist.agent.claims import parse_citations
 from archivist.agent.policy.evidence import fully_on_subject, on_subject
 from archivist.agent.policy.question import subject_terms
 from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence
+from archivist.agent.units import split_sentences
+from archivist.stopwords import content_words
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+#: Cited units an answer of citations alone is quoted from, at most.
+QUOTED_UNITS = 2
 
 
 def needs_second_look(answer: str, evidence: Iterable[Evidence]) -> bool:
@@ -98,3 +105,27 @@ def _titles(items: Iterable[Evidence]) -> re.Pattern[str] | None:
     if not titles:
         return None
     return re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in sorted(titles)))
+
+
+def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
+    """The sentences of the units an answer of only citations cites, each cited; else "".
+
+    From each of the first :data:`QUOTED_UNITS` units cited, the sentence (or table line)
+    sharing the most content words with the question: a unit shown with the sentence
+    before it for context ("Charmed is an American television series ...") quotes its own
+    ("The series was originally broadcast by The WB ...") on a tie. The answer says what
+    the documents say, word for word, and the claim check reads it like any other.
+    """
+    if not says_nothing(answer):
+        return ""
+    asked = content_words(question)
+    quoted: list[str] = []
+    for number in [n for n in parse_citations(answer) if 1 <= n <= len(units)][:QUOTED_UNITS]:
+        pieces = [s for line in units[number - 1].get("text", "").splitlines()
+                  for s in split_sentences(line)]
+        if not pieces:
+            continue
+        best = max(reversed(pieces), key=lambda s: len(asked & content_words(s)))
+        if best not in " ".join(quoted):
+            quoted.append(f"{best} [{number}]")
+    return " ".join(quoted)

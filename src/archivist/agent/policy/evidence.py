@@ -50,13 +50,40 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     terms = subject_terms(question)
     if not terms:
         return True
-    found = terms & _mentioned(evidence)
+    found = _named(terms, _mentioned(evidence))
     return len(found) >= min(math.ceil(len(terms) / 2), 2)
 
 
 def fully_on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     """Whether every named subject of the question appears in the passages."""
-    return subject_terms(question) <= _mentioned(evidence)
+    terms = subject_terms(question)
+    return _named(terms, _mentioned(evidence)) == terms
+
+
+#: The shortest stem a named term may share with a word of a passage to count as named.
+STEM_LETTERS = 5
+#: Letters an ending may add to that stem ("German" names "Germany", "Canada" "Canadian").
+ENDING_LETTERS = 2
+
+
+def _named(terms: set[str], words: set[str]) -> set[str]:
+    """The terms that ``words`` name: as written, or by a word one short ending apart.
+
+    A question's "Germany's best selling beer" is on the subject of a passage on a "German
+    brewery", and a typed "Gothais" of one on "Gotha": one word is the other with an ending
+    of at most :data:`ENDING_LETTERS` letters, on a stem of :data:`STEM_LETTERS` or more.
+    """
+    found = terms & words
+    for term in terms - found:
+        if any(_one_ending_apart(term, word) for word in words):
+            found.add(term)
+    return found
+
+
+def _one_ending_apart(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return (len(short) >= STEM_LETTERS and len(long) - len(short) <= ENDING_LETTERS
+            and long.startswith(short))
 
 
 def grounded_query(query: str, source: str) -> str:

@@ -32,7 +32,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from archivist.agent import prompts
 from archivist.agent.claims import parse_citations
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import needs_second_look, years_not_covered
+from archivist.agent.policy.answer import needs_second_look, quote_cited, years_not_covered
 from archivist.agent.policy.evidence import bridge_query
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
@@ -214,8 +214,9 @@ class ResearchNodes:
         """Package the sub-answer (an honest abstention when nothing relevant was kept).
 
         On a small model (``policy/answer.py``): an answer that found nothing over passages
-        kept as relevant gets a second look, and one for a year no passage names is
-        replaced by an abstention that says which years they cover. Nothing has been shown
+        kept as relevant gets a second look, one of citations alone is made the sentences
+        it cites, and one for a year no passage names is replaced by an abstention that
+        says which years they cover. Nothing has been shown
         to the user yet, so nothing shown is ever taken back.
         """
         question = state.sub_question
@@ -226,6 +227,10 @@ class ResearchNodes:
         if (self.policy.second_look and not state.hop_found
                 and needs_second_look(answer, state.evidence)):
             answer = self.second_look(state, answer) or answer
+        if self.policy.quote_pointed and (quoted := quote_cited(question, answer, state.units)):
+            emit_step(StepKind.QUOTED, "the answer gave only citations: the sentences of the "
+                      "passages it cites are quoted", sub_question=state.index)
+            answer = quoted
         asked, covered = (years_not_covered(question, state.evidence) if self.policy.year_check
                           else ([], []))
         if answer and asked and not prompts.abstains(answer):
