@@ -156,6 +156,10 @@ def test_the_bridge_query_names_what_the_pointed_passage_adds_to_the_question() 
     assert names == ["Tessendorf", "Lower", "Korvath"]  # not "Ilse Varga", not "June"
     assert asked[:4] == ["2011", "census", "population", "town"] and "varga" not in asked
     assert bridge_query(question, [_evidence("Ilse Varga was an astronomer.")]) == ""
+    # a name the question states as a possessive is the question's, not the passage's news
+    possessive = "Where was Ilse Varga's first telescope built?"
+    assert bridge_query(possessive, [_evidence("Varga built it in Tessendorf.")]) == (
+        "Tessendorf first telescope built")
 
 
 def test_a_cited_passage_naming_another_sections_title_is_linked_to_it() -> None:

@@ -23,6 +23,7 @@ from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words
 _TOKENS = re.compile(r"[a-z0-9+#]+")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
 _ASKED = re.compile(r"[A-Za-z0-9][\w'’-]*")
+_POSSESSIVE = re.compile(r"['’]s$")
 BRIDGE_NAMES = 6
 BRIDGE_WORDS = 8
 
@@ -185,11 +186,11 @@ def bridge_query(question: str, pointed: Iterable[Evidence]) -> str:
     which a search for the question does not reach. ``"Ballina New South Wales ...
     population census city born"`` does.
     """
-    asked = {w.lower() for w in _ASKED.findall(question)}
+    asked = {_POSSESSIVE.sub("", w.lower()) for w in _ASKED.findall(question)}
     names: list[str] = []
     for item in pointed:
         for word in _NAME.findall(item.get("text", "")):
-            low = word.lower().strip("'’-")
+            low = _POSSESSIVE.sub("", word.lower()).strip("'’-")
             if (low not in asked and low not in STOP_WORDS and low not in DATE_WORDS
                     and word not in names):
                 names.append(word)
