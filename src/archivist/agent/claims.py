@@ -92,6 +92,14 @@ def parse_citations(text: str) -> list[int]:
     return list(dict.fromkeys(out))
 
 
+def defuse_citations(text: str) -> str:
+    """Document text's own ``[n]`` markers made ``(n)``, for an answer code writes from it.
+
+    A paper's "as shown before [2]", quoted into an answer, would otherwise cite unit 2.
+    """
+    return CITATION.sub(lambda m: f"({m.group(1)})", text)
+
+
 def strip_citations(text: str) -> str:
     """``text`` without its ``[n]`` markers."""
     cleaned = CITATION.sub("", text)

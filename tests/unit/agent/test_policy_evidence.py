@@ -192,3 +192,11 @@ def test_an_answer_of_citations_alone_becomes_the_cited_sentences() -> None:
     assert quote_cited(question, "The WB [3].", units) == ""
     assert quote_cited(question, "[9]", units) == ""
     assert quote_cited(question, "", units) == ""
+
+
+def test_a_quoted_sentence_keeps_no_citation_marker_of_its_own() -> None:
+    # a paper's reference marker "[2]" quoted into the answer would cite unit 2
+    units = [_evidence("Rye is baked for an hour."),
+             _evidence("Sourdough starters ferment for twelve hours, as shown in [2].")]
+    quoted = quote_cited("How long do sourdough starters ferment?", "[2]", units)
+    assert quoted == "Sourdough starters ferment for twelve hours, as shown in (2). [2]"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from archivist.agent.claims import parse_citations
+from archivist.agent.claims import defuse_citations, parse_citations
 from archivist.agent.policy.evidence import fully_on_subject, on_subject
 from archivist.agent.policy.question import subject_terms
 from archivist.agent.prompts import abstains, says_nothing
@@ -125,7 +125,8 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
                   for s in split_sentences(line)]
         if not pieces:
             continue
-        best = max(reversed(pieces), key=lambda s: len(asked & content_words(s)))
+        best = defuse_citations(max(reversed(pieces),
+                                    key=lambda s: len(asked & content_words(s))))
         if best not in " ".join(quoted):
             quoted.append(f"{best} [{number}]")
     return " ".join(quoted)

@@ -37,6 +37,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
+from archivist.agent.claims import defuse_citations
 from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.policy.document import HEADINGS, DocumentAsk, heading_words, whole_document
 from archivist.agent.quoting import quote_attr, quote_data
@@ -138,12 +139,14 @@ def digest(units: list[Evidence]) -> str:
     """The answer made of the section summaries: each under its heading, then cited.
 
     Headings are Markdown headings, not claims; every sentence below one is its unit's
-    own text, so the claim check backs it (``document_in_code``).
+    own text, so the claim check backs it (``document_in_code``). The text's own ``[n]``
+    markers become ``(n)``: a section cites no unit, only code does.
     """
     blocks = []
     for n, unit in enumerate(units, 1):
         heading = " › ".join(unit.get("heading_path") or []) or unit["document_name"]
-        blocks.append(f"### {heading}\n{' '.join(unit['text'].split())} [{n}]")
+        text = defuse_citations(" ".join(unit["text"].split()))
+        blocks.append(f"### {defuse_citations(' '.join(heading.split()))}\n{text} [{n}]")
     return "\n\n".join(blocks)
 
 
