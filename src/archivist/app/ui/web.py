@@ -205,9 +205,8 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
     def cleared(thread_id: str | None, shown_for: str | None) -> tuple[Any, ...]:
         """The side panel, feedback line and export of another conversation, emptied.
 
-        Not when the panel already shows the new conversation's source: a new
-        conversation gets its id as its first answer ends, and a source clicked at once
-        could open before this ran (a browser test saw the passage emptied under load).
+        Not when the panel shows the new one's source: a conversation gets its id as its
+        first answer ends, and a source clicked at once may open before this runs.
         """
         if thread_id is not None and thread_id == shown_for:
             return tuple(gr.update() for _ in range(7))
