@@ -193,17 +193,27 @@ def _norm(text: str) -> str:
 
 
 def cut(evidence: Sequence[Evidence]) -> list[Unit]:
-    """Every unit of the evidence, each once (a hit inside a section read is not repeated)."""
+    """Every unit of the evidence, each once (a hit inside a section read is not repeated).
+
+    A search hit is a chunk of its section: cut at a size, it can end mid-sentence
+    ("Another cover, recorded and"). When its section was read, only what the section's
+    text does not hold is kept of it.
+    """
     out: list[Unit] = []
     seen: set[str] = set()
+    sections: dict[str, str] = {}  # the text of each section read, normalised
     order = sorted(range(len(evidence)), key=lambda i: evidence[i]["kind"] != "parent")
     for index in order:
-        path = evidence[index].get("heading_path") or [""]
+        item = evidence[index]
+        path = item.get("heading_path") or [""]
+        read = sections.get(item["parent_id"], "") if item["kind"] != "parent" else ""
+        if item["kind"] == "parent":
+            sections[item["parent_id"]] = _norm(item.get("text", ""))
         for position, (kind, text, context, heading) in enumerate(
-            split_headed_units(evidence[index].get("text", ""))
+            split_headed_units(item.get("text", ""))
         ):
             key = _norm(text)
-            if key in seen or len(key) < 3:
+            if key in seen or len(key) < 3 or key in read:  # a chunk's cut-off edge too
                 continue
             seen.add(key)
             out.append(Unit(text, kind, index, position, context, heading=heading or path[-1]))

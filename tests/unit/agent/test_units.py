@@ -68,6 +68,10 @@ def test_a_hit_inside_a_section_read_is_not_repeated() -> None:
     texts = [u.text for u in units]
     assert texts.count("A document is written as pending first.") == 1
     assert units[0].source == 1  # sections come first
+    # a chunk cut mid-sentence leaves no fragment beside its section's whole sentence
+    edge = cut([_evidence("Its vectors follow, then it is marked ready. If the process is",
+                          kind="hit"), _evidence(SECTION)])
+    assert not [u.text for u in edge if u.text == "If the process is"]
 
 
 def test_pronoun_and_connective_openings_lean_back() -> None:
