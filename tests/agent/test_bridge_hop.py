@@ -115,3 +115,18 @@ def test_the_hop_runs_once_and_the_answer_stays_honest(
 def test_a_capable_model_takes_no_bridge_hop(make_service, library: Application) -> None:
     events = run(make_service(ScriptedChatModel(), library=library), QUESTION)
     assert not steps(events, "next_hop")
+
+
+def test_a_sentence_the_writer_says_again_is_said_once(
+        make_service, library: Application) -> None:
+    def loops(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        said = "The Zelmar Observatory was founded by Ilse Varga in 1968 [1]."
+        return " ".join([said] * 5)  # the 1.5B's loop, until its reply cap
+
+    events = run(make_service(ScriptedChatModel(rules=[loops]), library=library),
+                 "Who founded the Zelmar Observatory?")
+    answer = done(events)["answer"]
+    assert answer.count("founded by Ilse Varga") == 1, answer
+    assert steps(events, "repeats")

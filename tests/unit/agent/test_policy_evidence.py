@@ -7,6 +7,7 @@ from archivist.agent.policy.answer import (
     cites_the_subject,
     needs_second_look,
     quote_cited,
+    without_repeats,
     years_not_covered,
 )
 from archivist.agent.policy.evidence import (
@@ -200,3 +201,15 @@ def test_a_quoted_sentence_keeps_no_citation_marker_of_its_own() -> None:
              _evidence("Sourdough starters ferment for twelve hours, as shown in [2].")]
     quoted = quote_cited("How long do sourdough starters ferment?", "[2]", units)
     assert quoted == "Sourdough starters ferment for twelve hours, as shown in (2). [2]"
+
+
+def test_a_sentence_said_again_is_dropped() -> None:
+    # curated run: the 1.5B wrote the CRAN sentence 36 times, until its reply cap
+    cran = "The CRAN main site at WU in Austria can be found at the URL [2]."
+    answer = f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran} {cran} {cran[:-4]}[3]."
+    assert without_repeats(answer) == (
+        f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran}")
+    # a list item said again goes; other lines, short sentences and tables stay as written
+    table = "| a | a |\n| a | a |\nYes. Yes."
+    listed = f"- Install it with apt [1].\n  - Install it with apt [2].\n{table}"
+    assert without_repeats(listed) == f"- Install it with apt [1].\n{table}"

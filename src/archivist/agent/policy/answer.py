@@ -12,6 +12,8 @@
   of a two-hop answer (:func:`linked_to`).
 * :func:`quote_cited`: an answer that is only citations becomes the sentences of the units
   it cites (the 1.5B model replied "[3]" with the answer in unit 3, and wrote nothing).
+* :func:`without_repeats`: a sentence said again is dropped (the 1.5B model wrote one
+  sentence 36 times, until its reply cap).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from archivist.agent.claims import defuse_citations, parse_citations
+from archivist.agent.claims import defuse_citations, parse_citations, strip_citations
 from archivist.agent.policy.evidence import fully_on_subject, on_subject
 from archivist.agent.policy.question import subject_terms
 from archivist.agent.prompts import abstains, says_nothing
@@ -130,3 +132,33 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
         if best not in " ".join(quoted):
             quoted.append(f"{best} [{number}]")
     return " ".join(quoted)
+
+
+#: Words a sentence needs for a second saying of it to count as a repeat.
+REPEAT_WORDS = 3
+
+
+def without_repeats(answer: str) -> str:
+    """``answer`` with each sentence said once.
+
+    A later saying of a sentence (its words, whatever its citations) is dropped. Lines
+    with no repeat, headings, tables and code are kept as they are.
+    """
+    seen: set[str] = set()
+    lines = []
+    for line in answer.split("\n"):
+        if line.lstrip().startswith(("#", "|", "```", "    ")) or not line.strip():
+            lines.append(line)
+            continue
+        kept = []
+        for sentence in split_sentences(line):
+            key = " ".join(re.findall(r"\w+", strip_citations(sentence).lower()))
+            if len(key.split()) >= REPEAT_WORDS and key in seen:
+                continue
+            seen.add(key)
+            kept.append(sentence)
+        if len(kept) == len(split_sentences(line)):
+            lines.append(line)
+        elif kept:
+            lines.append(line[: len(line) - len(line.lstrip())] + " ".join(kept))
+    return "\n".join(lines)

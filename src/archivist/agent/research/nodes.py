@@ -32,7 +32,12 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from archivist.agent import prompts
 from archivist.agent.claims import parse_citations
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import needs_second_look, quote_cited, years_not_covered
+from archivist.agent.policy.answer import (
+    needs_second_look,
+    quote_cited,
+    without_repeats,
+    years_not_covered,
+)
 from archivist.agent.policy.evidence import bridge_query
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
@@ -231,6 +236,10 @@ class ResearchNodes:
             emit_step(StepKind.QUOTED, "the answer gave only citations: the sentences of the "
                       "passages it cites are quoted", sub_question=state.index)
             answer = quoted
+        if (once := without_repeats(answer)) != answer:
+            emit_step(StepKind.REPEATS, "sentences the answer said again were dropped",
+                      sub_question=state.index)
+            answer = once
         asked, covered = (years_not_covered(question, state.evidence) if self.policy.year_check
                           else ([], []))
         if answer and asked and not prompts.abstains(answer):
