@@ -213,3 +213,5 @@ def test_a_sentence_said_again_is_dropped() -> None:
     table = "| a | a |\n| a | a |\nYes. Yes."
     listed = f"- Install it with apt [1].\n  - Install it with apt [2].\n{table}"
     assert without_repeats(listed) == f"- Install it with apt [1].\n{table}"
+    code = "Run it twice [1]:\n```r\nprint(x + y)\nprint(x + y)\n```\nprint x y again."
+    assert without_repeats(code) == code

@@ -146,8 +146,11 @@ def without_repeats(answer: str) -> str:
     """
     seen: set[str] = set()
     lines = []
+    fenced = False  # inside a ``` code block, where a line may well repeat
     for line in answer.split("\n"):
-        if line.lstrip().startswith(("#", "|", "```", "    ")) or not line.strip():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if fenced or line.lstrip().startswith(("#", "|", "```", "    ")) or not line.strip():
             lines.append(line)
             continue
         kept = []
