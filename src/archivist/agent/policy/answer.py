@@ -153,14 +153,14 @@ def without_repeats(answer: str) -> str:
         if fenced or line.lstrip().startswith(("#", "|", "```", "    ")) or not line.strip():
             lines.append(line)
             continue
-        kept = []
-        for sentence in split_sentences(line):
+        sentences, kept = split_sentences(line), []
+        for sentence in sentences:
             key = " ".join(re.findall(r"\w+", strip_citations(sentence).lower()))
             if len(key.split()) >= REPEAT_WORDS and key in seen:
                 continue
             seen.add(key)
             kept.append(sentence)
-        if len(kept) == len(split_sentences(line)):
+        if len(kept) == len(sentences):
             lines.append(line)
         elif kept:
             lines.append(line[: len(line) - len(line.lstrip())] + " ".join(kept))
