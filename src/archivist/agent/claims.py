@@ -148,11 +148,14 @@ def _numbers(text: str) -> list[str]:
 
 def _names(sentence: str, question: str) -> list[str]:
     """Capitalised words a claim states that the question did not (names, months, titles)."""
+    def bare_word(word: str) -> str:  # "Woman's" is "Woman"
+        return re.sub(r"['’]s$", "", word).strip(".-'’")
+
     words = _WORD.findall(sentence)
-    asked = {w.lower() for w in _WORD.findall(question)}
+    asked = {bare_word(w).lower() for w in _WORD.findall(question)}
     out = []
     for i, word in enumerate(words):
-        bare = re.sub(r"['’]s$", "", word).strip(".-'’")
+        bare = bare_word(word)
         low = bare.lower()
         if not bare or not bare[0].isupper() or low in STOP_WORDS or low in asked:
             continue
@@ -367,11 +370,72 @@ def recite_unsupported(
                                 threshold=threshold)
         if numbers is None:
             continue
-        body = " ".join(CITATION.sub("", sentence).split())
-        body = re.sub(r"\s+([.,;:!?])", r"\1", body)
-        stop = len(body.rstrip(".!?:;"))
-        markers = "".join(f"[{n}]" for n in numbers)
-        answer = answer.replace(sentence, f"{body[:stop]} {markers}{body[stop:]}", 1)
+        answer = _cite_again(answer, sentence, numbers)
         given += 1
     return answer, given
+
+
+def _cite_again(answer: str, sentence: str, numbers: Sequence[int]) -> str:
+    """``answer`` with ``sentence``'s own ``[n]`` markers replaced by ``numbers``."""
+    body = " ".join(CITATION.sub("", sentence).split())
+    body = re.sub(r"\s+([.,;:!?])", r"\1", body)
+    stop = len(body.rstrip(".!?:;"))
+    markers = "".join(f"[{n}]" for n in numbers)
+    return answer.replace(sentence, f"{body[:stop]} {markers}{body[stop:]}", 1)
+
+
+def needed_citations(
+    claim: str, cited: Sequence[int], units: Sequence[str], embedder: QueryEmbedder | None,
+    *, question: str = "", threshold: float = SUPPORT_THRESHOLD,
+) -> list[int]:
+    """The cited units ``claim`` rests on: those that hold it alone, else the fewest that do.
+
+    A model cites four units for a sentence one of them states ("[1][2][3][4]"); a reader
+    who opens the other three finds nothing of it there. Each cited unit that supports the
+    claim alone is kept, and only those. When none does (a claim joining two facts), a
+    unit is left out, weakest first, while the others still support the claim. Here a
+    unit must hold the names the claim takes from the question too: "both A and B are
+    British" needs the unit on A and the unit on B. A claim its citations do not support
+    keeps them all, to fail its check as written.
+    """
+    def holds(numbers: Sequence[int], asked: str = "") -> Claim:
+        return check_claim(claim, list(numbers), units, embedder, question=asked,
+                           threshold=threshold)
+
+    cited = list(dict.fromkeys(cited))
+    if len(cited) < 2 or not holds(cited, question).supported:
+        return cited
+    cited = [n for n in cited if 1 <= n <= len(units)]  # a number naming no unit goes
+    alone = {n: holds([n]) for n in cited}
+    holders = [n for n in cited if alone[n].supported]
+    if holders:
+        return holders
+    kept = list(cited)
+    for n in sorted(cited, key=lambda m: alone[m].score):
+        rest = [m for m in kept if m != n]
+        if rest and holds(rest).supported:
+            kept = rest
+    return kept
+
+
+def prune_citations(
+    answer: str, units: Sequence[str], embedder: QueryEmbedder | None, *, question: str = "",
+    threshold: float = SUPPORT_THRESHOLD,
+) -> tuple[str, int]:
+    """``answer`` with each sentence citing only the units it rests on (:func:`needed_citations`).
+
+    Only a sentence's own markers are pruned. Returns the answer and how many citations
+    were dropped.
+    """
+    dropped = 0
+    for sentence, _ in split_claims(answer):
+        own = parse_citations(sentence)
+        if len(own) < 2 or sentence not in answer:
+            continue
+        kept = needed_citations(strip_citations(sentence), own, units, embedder,
+                                question=question, threshold=threshold)
+        if len(kept) < len(own):
+            answer = _cite_again(answer, sentence, kept)
+            dropped += len(own) - len(kept)
+    return answer, dropped
 

@@ -21,7 +21,12 @@ from langchain_core.messages import (
 from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
-from archivist.agent.claims import attribute_uncited, check_answer, recite_unsupported
+from archivist.agent.claims import (
+    attribute_uncited,
+    check_answer,
+    prune_citations,
+    recite_unsupported,
+)
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
@@ -264,6 +269,14 @@ class ConversationNodes:
                 if recited:
                     emit_step(StepKind.CLAIMS, f"{recited} sentences given the passages that "
                               "support them, in place of the ones they cited")
+                    checked = check_answer(text, unit_texts, self.embedder,
+                                           question=state.question)
+            if self.policy.prune_citations:
+                text, dropped = prune_citations(text, unit_texts, self.embedder,
+                                                question=state.question)
+                if dropped:
+                    emit_step(StepKind.CLAIMS, f"{dropped} citations dropped: their passages "
+                              "add nothing to the sentence another cited passage states")
                     checked = check_answer(text, unit_texts, self.embedder,
                                            question=state.question)
             text, sources, claims = cite_sources(text, checked, units)

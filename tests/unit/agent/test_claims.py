@@ -8,7 +8,9 @@ from archivist.agent.claims import (
     check_claim,
     is_gap,
     missing_facts,
+    needed_citations,
     parse_citations,
+    prune_citations,
     recite_unsupported,
     split_claims,
     strip_citations,
@@ -116,3 +118,33 @@ def test_a_claim_no_unit_supports_keeps_its_citation_and_fails() -> None:
     recited, given = recite_unsupported(answer, HOPS, None)
     assert (recited, given) == (answer, 0)  # the first names what no unit holds
     assert [c.supported for c in check_answer(recited, HOPS, None).claims] == [False, True]
+
+
+def test_a_sentence_cites_only_the_units_that_hold_it() -> None:
+    # the model cited three units for a sentence one of them states
+    answer = "Ezer Weizman was born on 15 June 1924 in Tel Aviv [1][2][3]. He resigned [1]."
+    pruned, dropped = prune_citations(answer, HOPS, None)
+    assert dropped == 2
+    assert pruned == "Ezer Weizman was born on 15 June 1924 in Tel Aviv [2]. He resigned [1]."
+    assert check_answer(pruned, HOPS, None).claims[0].supported
+
+
+def test_a_claim_that_joins_two_facts_keeps_both_units_and_drops_the_third() -> None:
+    question = "In what year was the man who resigned as president of Israel born?"
+    claim = "Ezer Weizman, who resigned as president in 2000, was born in 1924."
+    assert needed_citations(claim, [3, 1, 2], HOPS, None, question=question) == [1, 2]
+
+
+def test_a_comparison_keeps_the_unit_on_each_subject_the_question_names() -> None:
+    # the question's names are excused in the claim check, not here: each unit is needed
+    units = ["Pick Me Up! is a British weekly women's magazine.",
+             "The Woman's Viewpoint was a British magazine founded in 1923."]
+    question = "Are Pick Me Up and The Woman's Viewpoint both British magazines?"
+    claim = "Yes, Pick Me Up and The Woman's Viewpoint are both British magazines."
+    assert check_claim(claim, [1], units, None, question=question).supported
+    assert needed_citations(claim, [1, 2], units, None, question=question) == [1, 2]
+
+
+def test_an_unsupported_claim_keeps_every_citation() -> None:
+    answer = "Weizman was born in Haifa in 1930 [1][2]."
+    assert prune_citations(answer, HOPS, None) == (answer, 0)

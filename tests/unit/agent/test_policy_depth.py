@@ -39,9 +39,10 @@ def test_the_policy_follows_the_profile() -> None:
     assert policy_for(ModelProfile()) == CAPABLE
     assert not any(value for key, value in CAPABLE.__dict__.items()
                    if key not in ("name", "unit_tokens", "document_answer_tokens",
-                                  "recite_unsupported"))
+                                  "recite_unsupported", "prune_citations"))
     # mending where a citation points never changes what an answer says: every profile
     assert CAPABLE.recite_unsupported and SMALL.recite_unsupported
+    assert CAPABLE.prune_citations and SMALL.prune_citations
     assert SMALL.unit_tokens < 1000 < CAPABLE.unit_tokens  # what the writer reads
     assert SMALL.document_answer_tokens < CAPABLE.document_answer_tokens
     assert SMALL.document_read_tokens and not CAPABLE.document_read_tokens  # 0: no limit

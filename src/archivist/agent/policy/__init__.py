@@ -65,6 +65,10 @@ class Policy:
     #: do (by the same test). It never changes what an answer says, only where it points,
     #: so every profile has it: any model can cite a wrong number.
     recite_unsupported: bool = True
+    #: a sentence cites only the units it rests on: a cited unit that adds nothing to
+    #: what another cited unit states is dropped. Like ``recite_unsupported`` it changes
+    #: only where an answer points, so every profile has it.
+    prune_citations: bool = True
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
