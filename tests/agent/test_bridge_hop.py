@@ -96,6 +96,29 @@ def test_an_answer_that_only_points_at_a_passage_quotes_its_sentence(
     assert "varga.md" in {s["document_name"] for s in sources["sources"]}
 
 
+def test_citations_alone_are_quoted_without_asking_the_model_again(
+        make_service, library: Application) -> None:
+    # asked again ("read them again"), the 1.5B abstained over the cited sentence
+    asked_again: list[str] = []
+
+    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        prompt = str(messages[-1].content)
+        if "judged relevant" in prompt:
+            asked_again.append(prompt)
+            return "The documents do not contain how long it is baked."
+        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
+                                   re.DOTALL))
+        return "[{}]".format(next(n for n, text in passages.items() if "sourdough" in text))
+
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
+                              checks=SMALL), "How long is rye bread baked?")
+    assert steps(events, "quoted") and not steps(events, "second_look") and not asked_again
+    answer = done(events)["answer"]
+    assert "Rye bread is baked from a sourdough starter for an hour." in answer, answer
+
+
 def test_a_capable_model_answer_of_citations_alone_is_not_rewritten(
         make_service, library: Application) -> None:
     writer = _writer("point")

@@ -218,10 +218,11 @@ class ResearchNodes:
     def finish(self, state: ResearchState) -> dict[str, Any]:
         """Package the sub-answer (an honest abstention when nothing relevant was kept).
 
-        On a small model (``policy/answer.py``): an answer that found nothing over passages
-        kept as relevant gets a second look, one of citations alone is made the sentences
-        it cites, and one for a year no passage names is replaced by an abstention that
-        says which years they cover. Nothing has been shown
+        On a small model (``policy/answer.py``): an answer of citations alone is made the
+        sentences it cites (asked again instead, the 1.5B model abstained, 7 of 7 times in
+        the curated and HotpotQA runs of 2026-12-03), one that abstained over passages kept
+        as relevant gets a second look, and one for a year no passage names is replaced by
+        an abstention that says which years they cover. Nothing has been shown
         to the user yet, so nothing shown is ever taken back.
         """
         question = state.sub_question
@@ -229,10 +230,13 @@ class ResearchNodes:
         answer = ""
         if found:
             answer = message_text(state.messages[-1].content).strip()
-        if (self.policy.second_look and not state.hop_found
+        quoted = quote_cited(question, answer, state.units) if self.policy.quote_pointed else ""
+        if (not quoted and self.policy.second_look and not state.hop_found
                 and needs_second_look(answer, state.evidence)):
             answer = self.second_look(state, answer) or answer
-        if self.policy.quote_pointed and (quoted := quote_cited(question, answer, state.units)):
+            if self.policy.quote_pointed:
+                quoted = quote_cited(question, answer, state.units)
+        if quoted:
             emit_step(StepKind.QUOTED, "the answer gave only citations: the sentences of the "
                       "passages it cites are quoted", sub_question=state.index)
             answer = quoted
