@@ -186,11 +186,17 @@ def missing_facts(claim: str, evidence: str, question: str = "") -> list[str]:
 
 
 def word_coverage(claim: str, evidence: str) -> float:
-    """The share of the claim's content words (stemmed) that the evidence holds."""
+    """The share of the claim's content words (stemmed) that the evidence holds.
+
+    A number up to twelve counts as held written either way ("2 times", "a two-time").
+    """
     wanted = set(_ENCODER.tokens(claim))
     if not wanted:
         return 1.0
-    return len(wanted & set(_ENCODER.tokens(evidence))) / len(wanted)
+    held = set(_ENCODER.tokens(evidence))
+    held |= {_NUMBER_WORDS[int(t)] for t in held if t.isdigit() and int(t) < len(_NUMBER_WORDS)}
+    held |= {str(_NUMBER_WORDS.index(t)) for t in held if t in _NUMBER_WORDS}
+    return len(wanted & held) / len(wanted)
 
 
 def support_score(claim: str, cited: Sequence[str], embedder: QueryEmbedder | None) -> float:

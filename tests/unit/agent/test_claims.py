@@ -14,6 +14,7 @@ from archivist.agent.claims import (
     recite_unsupported,
     split_claims,
     strip_citations,
+    word_coverage,
 )
 
 UNITS = [
@@ -148,3 +149,11 @@ def test_a_comparison_keeps_the_unit_on_each_subject_the_question_names() -> Non
 def test_an_unsupported_claim_keeps_every_citation() -> None:
     answer = "Weizman was born in Haifa in 1930 [1][2]."
     assert prune_citations(answer, HOPS, None) == (answer, 0)
+
+
+def test_a_small_number_counts_written_either_way() -> None:
+    unit = ["He was a two-time Pro Bowl selection."]
+    assert word_coverage("2 times", unit[0]) == 1.0
+    assert word_coverage("He was selected two times", "Selected 2 times.") == 1.0
+    assert check_claim("2 times [1]", [1], unit, None).supported
+    assert not check_claim("3 times [1]", [1], unit, None).supported
