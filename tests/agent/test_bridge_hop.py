@@ -153,3 +153,44 @@ def test_a_sentence_the_writer_says_again_is_said_once(
     answer = done(events)["answer"]
     assert answer.count("founded by Ilse Varga") == 1, answer
     assert steps(events, "repeats")
+
+
+def test_a_fact_the_cited_passage_lacks_is_searched_for_and_cited(
+        make_service, library: Application) -> None:
+    # the 1.5B's way: the right year from its own knowledge, cited to the bridge passage
+    writes: list[str] = []
+
+    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        prompt = str(messages[-1].content)
+        writes.append(prompt)
+        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
+                                   re.DOTALL))
+        number = next(n for n, text in passages.items() if "Zelmar" in text)
+        return f"Ilse Varga, the founder, was born in 1931 [{number}]."
+
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
+                              checks=SMALL), QUESTION)
+    assert len(writes) == 1 and "1931" not in writes[0]
+    assert any("searching for it" in s.get("reason", "") for s in steps(events, "search"))
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert [c["supported"] for c in sources["claims"]] == [True]
+    assert "varga.md" in {s["document_name"] for s in sources["sources"]}
+    assert "1931" in done(events)["answer"]
+
+
+def test_a_wrong_fact_stays_unsupported_after_the_search(
+        make_service, library: Application) -> None:
+    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>',
+                                   str(messages[-1].content), re.DOTALL))
+        number = next(n for n, text in passages.items() if "Zelmar" in text)
+        return f"Ilse Varga, the founder, was born in 1935 [{number}]."
+
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
+                              checks=SMALL), QUESTION)
+    assert "1935" not in done(events)["answer"]  # no claim held: an honest abstention
+    assert not [e.data for e in events if e.type == "sources"][0]["claims"]

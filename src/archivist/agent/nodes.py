@@ -21,12 +21,8 @@ from langchain_core.messages import (
 from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
-from archivist.agent.claims import (
-    attribute_uncited,
-    check_answer,
-    prune_citations,
-    recite_unsupported,
-)
+from archivist.agent.citations import attribute_uncited, prune_citations, recite_unsupported
+from archivist.agent.claims import check_answer
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy

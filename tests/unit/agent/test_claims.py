@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from archivist.agent.claims import (
+from archivist.agent.citations import (
     attribute_uncited,
+    needed_citations,
+    prune_citations,
+    recite_unsupported,
+)
+from archivist.agent.claims import (
     check_answer,
     check_claim,
     is_gap,
     missing_facts,
-    needed_citations,
     parse_citations,
-    prune_citations,
-    recite_unsupported,
     split_claims,
     strip_citations,
     word_coverage,

@@ -39,7 +39,8 @@ def test_the_policy_follows_the_profile() -> None:
     assert policy_for(ModelProfile()) == CAPABLE
     assert not any(value for key, value in CAPABLE.__dict__.items()
                    if key not in ("name", "unit_tokens", "document_answer_tokens",
-                                  "recite_unsupported", "prune_citations"))
+                                  "recite_unsupported", "prune_citations",
+                                  "search_support"))
     # mending where a citation points never changes what an answer says: every profile
     assert CAPABLE.recite_unsupported and SMALL.recite_unsupported
     assert CAPABLE.prune_citations and SMALL.prune_citations

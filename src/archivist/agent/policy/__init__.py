@@ -69,6 +69,10 @@ class Policy:
     #: what another cited unit states is dropped. Like ``recite_unsupported`` it changes
     #: only where an answer points, so every profile has it.
     prune_citations: bool = True
+    #: a sentence that names what its cited passages do not is searched for (one query, no
+    #: model call); a passage found, linked to a cited one, that backs it is cited too
+    #: (``research/support.py``). It checks a claim, never writes one: every profile.
+    search_support: bool = True
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500

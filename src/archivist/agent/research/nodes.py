@@ -44,6 +44,7 @@ from archivist.agent.research.corrective import Corrective
 from archivist.agent.research.document import DocumentPath
 from archivist.agent.research.grading import Gate, Grader, ScoreGate
 from archivist.agent.research.state import ResearchState
+from archivist.agent.research.support import search_support
 from archivist.agent.research.tables import TablePath
 from archivist.agent.research.toolround import ToolRound
 from archivist.agent.state import SubAnswer
@@ -244,6 +245,16 @@ class ResearchNodes:
             emit_step(StepKind.REPEATS, "sentences the answer said again were dropped",
                       sub_question=state.index)
             answer = once
+        units = list(state.units)
+        if (self.policy.search_support and units and not state.web_only
+                and not prompts.abstains(answer)):
+            answer, backing = search_support(question, answer, units,
+                                           lambda q: self.corrective.find(q, state.index),
+                                           self.corrective.embedder)
+            if backing:
+                emit_step(StepKind.CLAIMS, f"{len(backing)} passages found for sentences that "
+                          "named what their passages did not", sub_question=state.index)
+                units += backing
         asked, covered = (years_not_covered(question, state.evidence) if self.policy.year_check
                           else ([], []))
         if answer and asked and not prompts.abstains(answer):
@@ -263,7 +274,7 @@ class ResearchNodes:
             answer=answer,
             found=found,
             budget_exhausted=state.budget_exhausted,
-            units=list(state.units),
+            units=units,
         )
         return {"sub_answers": [sub]}
 
