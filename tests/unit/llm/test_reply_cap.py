@@ -95,3 +95,18 @@ def test_each_provider_gets_the_cap_in_its_own_field_and_a_lower_cap_stays() -> 
     assert reply_capped(lower, 320).max_tokens == 200  # type: ignore[attr-defined]
     scripted = ScriptedChatModel()
     assert reply_capped(scripted, 320) is scripted and reply_capped(server, None) is server
+
+
+def test_a_small_models_writing_calls_are_capped_by_the_policy() -> None:
+    # the 1.5B once wrote one sentence 36 times, until its reply cap: 1,051 tokens
+    from archivist.agent.research.nodes import ResearchNodes
+
+    settings = Settings(llm={"model": "scripted"})
+    small = ResearchNodes(_local(StandIn("")), object(), settings,  # type: ignore[arg-type]
+                          policy=SMALL)
+    assert small.writer.max_tokens == SMALL.answer_tokens  # type: ignore[attr-defined]
+    assert small.corrective.llm is small.writer
+    assert SMALL.answer_tokens is not None and SMALL.answer_tokens < DEFAULT_REPLY_TOKENS
+    capable = ResearchNodes(_local(StandIn("")), object(), settings,  # type: ignore[arg-type]
+                            policy=CAPABLE)
+    assert capable.writer.max_tokens == DEFAULT_REPLY_TOKENS  # type: ignore[attr-defined]

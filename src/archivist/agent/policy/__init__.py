@@ -94,6 +94,11 @@ class Policy:
     #: reply). A small model looping inside the JSON stops there, not after the 1,024 tokens
     #: of its whole reply cap (about 40 s at 26 tokens/s).
     analysis_tokens: int | None = None
+    #: reply cap of a writing call (None: the model's own cap). The 1.5B's answers from at
+    #: most 700 tokens of units were at most 298 tokens long in the curated and HotpotQA
+    #: runs of 2026-12-03, but once it wrote one sentence 36 times: 1,051 tokens, about
+    #: 40 s of generation, dropped afterwards as repeats
+    answer_tokens: int | None = None
 
 
 #: Every small-model check.
@@ -104,7 +109,7 @@ SMALL = Policy(
     subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
     answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
-    analysis_tokens=320,
+    analysis_tokens=320, answer_tokens=384,
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
 CAPABLE = Policy()

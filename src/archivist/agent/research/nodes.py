@@ -59,6 +59,7 @@ from archivist.agent.tools import (
 from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+from archivist.llm.structured import reply_capped
 from archivist.settings import Settings
 from archivist.web import WebSearchProvider
 
@@ -89,8 +90,10 @@ class ResearchNodes:
         self.grader: Gate = ScoreGate() if policy.score_gate else Grader(
             self.fast_llm, fast_profile, gate=not self.strategy.uses_tools, policy=policy)
         self.runner = ToolRound(self.tools, self.grader, settings.agent.max_tool_calls)
+        # a small model looping on one sentence stops at the writing cap, not its own
+        self.writer = reply_capped(llm, policy.answer_tokens)
         self.corrective = Corrective(
-            llm, self.grader, self.tools[SEARCH], web, settings.agent.web_results,
+            self.writer, self.grader, self.tools[SEARCH], web, settings.agent.web_results,
             read_tool=self.tools[READ_PARENT],
             read_chars=0 if self.strategy.uses_tools else settings.agent.pipeline_read_chars,
             embedder=embedder,
@@ -201,7 +204,7 @@ class ResearchNodes:
                 HumanMessage(prompts.WRITE_USER.format(question=state.sub_question,
                                                        passages=passages)),
             ]
-        reply = self.llm.invoke(messages)
+        reply = self.writer.invoke(messages)
         return message_text(reply.content).strip()
 
     def hop(self, state: ResearchState) -> dict[str, Any]:
