@@ -22,7 +22,7 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.citations import attribute_uncited, prune_citations, recite_unsupported
-from archivist.agent.claims import check_answer
+from archivist.agent.claims import CheckedAnswer, check_answer
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
@@ -41,6 +41,8 @@ from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
 
 HISTORY_ANSWER_CHARS = 800
+#: a citation mending step: (answer, units, embedder, question=) -> (answer, how many changed)
+Mend = Callable[..., tuple[str, int]]
 
 
 def format_turns(messages: list[AnyMessage], answer_chars: int = HISTORY_ANSWER_CHARS) -> str:
@@ -215,6 +217,19 @@ class ConversationNodes:
             "clarification_rounds": state.clarification_rounds + 1,
         }
 
+    def _mended(self, mend: Mend, text: str, checked: CheckedAnswer, unit_texts: list[str],
+                question: str, said: str) -> tuple[str, CheckedAnswer]:
+        """``text`` after one citation mending step, and its claims checked again if it changed.
+
+        ``said`` is the step's detail, ``{}`` standing for how many sentences or citations
+        the step changed.
+        """
+        text, changed = mend(text, unit_texts, self.embedder, question=question)
+        if not changed:
+            return text, checked
+        emit_step(StepKind.CLAIMS, said.format(changed))
+        return text, check_answer(text, unit_texts, self.embedder, question=question)
+
     @timed("answer")
     def answer(self, state: AgentState) -> dict[str, Any]:
         """One answer: the lone sub-answer as is, or a composition; then every claim checked.
@@ -260,21 +275,15 @@ class ConversationNodes:
                               "that supports them")
             checked = check_answer(text, unit_texts, self.embedder, question=state.question)
             if self.policy.recite_unsupported and checked.unsupported:  # else nothing to mend
-                text, recited = recite_unsupported(text, unit_texts, self.embedder,
-                                                   question=state.question)
-                if recited:
-                    emit_step(StepKind.CLAIMS, f"{recited} sentences given the passages that "
-                              "support them, in place of the ones they cited")
-                    checked = check_answer(text, unit_texts, self.embedder,
-                                           question=state.question)
+                text, checked = self._mended(
+                    recite_unsupported, text, checked, unit_texts, state.question,
+                    "{} sentences given the passages that support them, in place of the ones "
+                    "they cited")
             if self.policy.prune_citations:
-                text, dropped = prune_citations(text, unit_texts, self.embedder,
-                                                question=state.question)
-                if dropped:
-                    emit_step(StepKind.CLAIMS, f"{dropped} citations dropped: their passages "
-                              "add nothing to the sentence another cited passage states")
-                    checked = check_answer(text, unit_texts, self.embedder,
-                                           question=state.question)
+                text, checked = self._mended(
+                    prune_citations, text, checked, unit_texts, state.question,
+                    "{} citations dropped: their passages add nothing to the sentence another "
+                    "cited passage states")
             text, sources, claims = cite_sources(text, checked, units)
             unsupported = len(checked.unsupported)
             if checked.claims:
