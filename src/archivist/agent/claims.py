@@ -32,6 +32,9 @@ CITATION = re.compile(r"\[(\d{1,3}(?:\s*(?:[,;]|[-–])\s*\d{1,3})*)\]")
 _LEADING_CITES = re.compile(r"^((?:\s*\[\d{1,3}(?:\s*(?:[,;]|[-–])\s*\d{1,3})*\])+)[.,;]?\s*")
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\d[\d,]*(?:\.\d+)?%?")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]")
+_CODE = re.compile(r"`([^`]+)`")
+#: an identifier inside a code span: ``read.csv2``, ``as.integer``, ``dec``
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*\w")
 _NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
                  "nine", "ten", "eleven", "twelve"]
 #: Sentences that state what the passages lack: an honest gap, not a claim to check.
@@ -167,7 +170,7 @@ def _names(sentence: str, question: str) -> list[str]:
 
 
 def missing_facts(claim: str, evidence: str, question: str = "") -> list[str]:
-    """The numbers and names ``claim`` states that neither ``evidence`` nor the question holds."""
+    """The numbers and names (code names too) of ``claim`` that ``evidence`` and question lack."""
     held = _compact(evidence)
     words = {w.lower() for w in _WORD.findall(evidence)}
     words |= {part for w in words if "-" in w for part in w.split("-")}  # "two-time"
@@ -182,7 +185,18 @@ def missing_facts(claim: str, evidence: str, question: str = "") -> list[str]:
     for name in _names(claim, question):
         if name.lower() not in words and _compact(name) not in held:
             missing.append(name)
+    missing += [name for name in _code_names(claim) if name.lower() not in held
+                and name.lower() not in asked]
     return list(dict.fromkeys(missing))
+
+
+def _code_names(claim: str) -> list[str]:
+    """The identifiers of the claim's code spans: a function is a name like any other.
+
+    "use `read.csv` or `read.csv2`" names two functions; lower case, so ``_names`` does not
+    see them.
+    """
+    return [name for span in _CODE.findall(claim) for name in _IDENTIFIER.findall(span)]
 
 
 def word_coverage(claim: str, evidence: str) -> float:

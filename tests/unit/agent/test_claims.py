@@ -159,3 +159,14 @@ def test_a_small_number_counts_written_either_way() -> None:
     assert word_coverage("He was selected two times", "Selected 2 times.") == 1.0
     assert check_claim("2 times [1]", [1], unit, None).supported
     assert not check_claim("3 times [1]", [1], unit, None).supported
+
+
+def test_a_function_the_cited_unit_does_not_name_is_missing() -> None:
+    # the 1.5B's "use `read.csv` or `read.csv2`" cited a unit naming read.csv alone
+    unit = "Convenience functions `read.csv` and `read.delim` provide arguments to `read.table`."
+    assert missing_facts("Use `read.csv` or `read.csv2`.", unit) == ["read.csv2"]
+    assert missing_facts("Use `read.csv()` to read it.", unit) == []
+    assert missing_facts("Use `as.numeric(levels(f))[f]`.", "as.numeric(as.character(f))") \
+        == ["levels"]
+    assert missing_facts("Call `read.csv2`.", unit, "What does `read.csv2` do?") == []
+    assert not check_claim("Use `read.csv` or `read.csv2` [1].", [1], [unit], None).supported
