@@ -194,3 +194,21 @@ def test_a_wrong_fact_stays_unsupported_after_the_search(
                               checks=SMALL), QUESTION)
     assert "1935" not in done(events)["answer"]  # no claim held: an honest abstention
     assert not [e.data for e in events if e.type == "sources"][0]["claims"]
+
+
+def test_a_passage_tag_the_writer_copied_is_not_shown(
+        make_service, library: Application) -> None:
+    # the 1.5B opened an answer with the <passage n=".." section=".."> tag it was shown
+    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        blocks = re.findall(r'(<passage n="\d+"[^>]*>)\n(.*?)\n</passage>',
+                            str(messages[-1].content), re.DOTALL)
+        tag, text = next((tag, text) for tag, text in blocks if "sourdough" in text)
+        return f"{tag} {text} </passage>"
+
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
+                              checks=SMALL), "How long is rye bread baked?")
+    answer = done(events)["answer"]
+    assert answer.startswith("Rye bread is baked from a sourdough starter for an hour"), answer
+    assert "<passage" not in answer and "</passage>" not in answer

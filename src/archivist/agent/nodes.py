@@ -26,7 +26,7 @@ from archivist.agent.claims import CheckedAnswer, check_answer
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import cites_the_subject
+from archivist.agent.policy.answer import cites_the_subject, without_markup
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.question import Asked, review
 from archivist.agent.quoting import one_line, quote_attr, quote_data
@@ -262,7 +262,7 @@ class ConversationNodes:
                     )),
                 ],
             )
-            text = message_text(reply.content).strip()
+            text = without_markup(message_text(reply.content).strip())
         evidence = list(state.evidence)
         claims: list[dict[str, Any]] = []
         if units and not prompts.abstains(text):

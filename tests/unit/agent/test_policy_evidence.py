@@ -7,6 +7,7 @@ from archivist.agent.policy.answer import (
     cites_the_subject,
     needs_second_look,
     quote_cited,
+    without_markup,
     without_repeats,
     years_not_covered,
 )
@@ -215,3 +216,15 @@ def test_a_sentence_said_again_is_dropped() -> None:
     assert without_repeats(listed) == f"- Install it with apt [1].\n{table}"
     code = "Run it twice [1]:\n```r\nprint(x + y)\nprint(x + y)\n```\nprint x y again."
     assert without_repeats(code) == code
+
+
+def test_the_prompts_tags_are_taken_out_of_an_answer() -> None:
+    # the 1.5B opened an answer with the passage tag it had been shown
+    echoed = ('<passage n="1" section="Leland, North Carolina"> It is part of the Myrtle '
+              'Beach area.\nMovies were shot in Leland. </passage>')
+    assert without_markup(echoed) == ("It is part of the Myrtle Beach area.\n"
+                                      "Movies were shot in Leland.")
+    composed = '<sub_answer question="q">\nIt is 5 [1].\n</sub_answer>\n\n```\n    x  = 1\n```'
+    assert without_markup(composed) == "It is 5 [1].\n\n```\n    x  = 1\n```"
+    plain = "Use `x < y` and <b>bold</b> [2]."
+    assert without_markup(plain) == plain

@@ -14,6 +14,8 @@
   it cites (the 1.5B model replied "[3]" with the answer in unit 3, and wrote nothing).
 * :func:`without_repeats`: a sentence said again is dropped (the 1.5B model wrote one
   sentence 36 times, until its reply cap).
+* :func:`without_markup`: the prompt's own tags are taken out of an answer (the 1.5B model
+  opened an answer with ``<passage n="1" section="Leland, North Carolina">``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from archivist.agent.units import split_sentences
 from archivist.stopwords import content_words
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+#: The tags the prompts wrap data in: a model copying one must not show it to the user.
+_MARKUP = re.compile(r"[ \t]*</?(?:passage|sub_answer)\b[^<>]*>[ \t]*")
 #: Cited units an answer of citations alone is quoted from, at most.
 QUOTED_UNITS = 2
 
@@ -165,3 +169,18 @@ def without_repeats(answer: str) -> str:
         elif kept:
             lines.append(line[: len(line) - len(line.lstrip())] + " ".join(kept))
     return "\n".join(lines)
+
+
+def without_markup(answer: str) -> str:
+    """``answer`` without the ``<passage ...>`` and ``<sub_answer ...>`` tags it copied.
+
+    The text inside stays; a tag between two words leaves a space, a line that was only a
+    tag goes, and lines without a tag stay as written.
+    """
+    lines = []
+    for line in answer.split("\n"):
+        if not _MARKUP.search(line):
+            lines.append(line)
+        elif bare := _MARKUP.sub(" ", line).strip():
+            lines.append(bare)
+    return "\n".join(lines).strip("\n")

@@ -35,6 +35,7 @@ from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.policy.answer import (
     needs_second_look,
     quote_cited,
+    without_markup,
     without_repeats,
     years_not_covered,
 )
@@ -233,11 +234,11 @@ class ResearchNodes:
         found = bool(state.evidence)
         answer = ""
         if found:
-            answer = message_text(state.messages[-1].content).strip()
+            answer = without_markup(message_text(state.messages[-1].content).strip())
         quoted = quote_cited(question, answer, state.units) if self.policy.quote_pointed else ""
         if (not quoted and self.policy.second_look and not state.hop_found
                 and needs_second_look(answer, state.evidence)):
-            answer = self.second_look(state, answer) or answer
+            answer = without_markup(self.second_look(state, answer)) or answer
             if self.policy.quote_pointed:
                 quoted = quote_cited(question, answer, state.units)
         if quoted:
