@@ -66,19 +66,26 @@ def attribute_uncited(
     Returns the answer and how many sentences were given a citation.
     """
     given = 0
+    at = 0  # where the next sentence is looked for: a sentence may repeat an earlier one's start
     for sentence, _ in split_claims(answer):
+        words = sentence.split()
+        where = re.compile(r"\s+".join(map(re.escape, words))).search(answer, at) \
+            if words else None
+        if where is None:
+            continue
+        at = where.end()
         if parse_citations(sentence):  # its own [n]; one borrowed from the next is a guess
             continue
         number = best_support(strip_citations(sentence), units, embedder, question=question,
                               threshold=threshold)
-        words = sentence.split()
-        where = re.search(r"\s+".join(map(re.escape, words)), answer) if words else None
-        if number is None or where is None:
+        if number is None:
             continue
         end = where.end()
         while end > where.start() and answer[end - 1] in ".!?:;":
             end -= 1
-        answer = f"{answer[:end]} [{number}]{answer[end:]}"
+        marker = f" [{number}]"
+        answer = f"{answer[:end]}{marker}{answer[end:]}"
+        at += len(marker)
         given += 1
     return answer, given
 

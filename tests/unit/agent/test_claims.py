@@ -89,6 +89,10 @@ def test_a_sentence_left_uncited_is_given_the_unit_that_supports_it() -> None:
         "Netflix had 52,810 paid memberships in 2017. Leftovers are purged when the library "
         "is next opened [2].", UNITS, None)
     assert given == 1 and composed.startswith("Netflix had 52,810 paid memberships in 2017 [3].")
+    # an uncited sentence is cited where it stands, not where an earlier one shares its start
+    twice = "Netflix had 52,810 paid memberships [3]. Netflix had 52,810 paid"
+    cited, given = attribute_uncited(twice, UNITS, None)
+    assert (cited, given) == (f"{twice} [3]", 1)
 
 
 HOPS = [
