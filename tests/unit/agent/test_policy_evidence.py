@@ -210,6 +210,10 @@ def test_a_sentence_said_again_is_dropped() -> None:
     answer = f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran} {cran} {cran[:-4]}[3]."
     assert without_repeats(answer) == (
         f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran}")
+    # a copy the reply cap cut off is a repeat too
+    assert without_repeats(f"{cran} The CRAN main site at W") == cran
+    assert without_repeats(f"A [1].\n\n{cran}\n\nThe CRAN main site") == f"A [1].\n\n{cran}"
+    assert without_repeats(f"{cran}\nThe CRAN main site is in Vienna.").endswith("Vienna.")
     # a list item said again goes; other lines, short sentences and tables stay as written
     table = "| a | a |\n| a | a |\nYes. Yes."
     listed = f"- Install it with apt [1].\n  - Install it with apt [2].\n{table}"

@@ -145,7 +145,8 @@ REPEAT_WORDS = 3
 def without_repeats(answer: str) -> str:
     """``answer`` with each sentence said once.
 
-    A later saying of a sentence (its words, whatever its citations) is dropped. Lines
+    A later saying of a sentence (its words, whatever its citations) is dropped, and so is
+    a last sentence that is the start of an earlier one: a copy the reply cap cut off. Lines
     with no repeat, headings, tables and code are kept as they are.
     """
     seen: set[str] = set()
@@ -168,7 +169,22 @@ def without_repeats(answer: str) -> str:
             lines.append(line)
         elif kept:
             lines.append(line[: len(line) - len(line.lstrip())] + " ".join(kept))
-    return "\n".join(lines)
+    return _without_cut_copy("\n".join(lines), seen)
+
+
+def _without_cut_copy(answer: str, said: set[str]) -> str:
+    """``answer`` without a last sentence that is the start of an earlier one, cut off."""
+    head, _, last = answer.rpartition("\n")
+    sentences = split_sentences(last)
+    if not sentences:
+        return answer
+    key = " ".join(re.findall(r"\w+", strip_citations(sentences[-1]).lower()))
+    if len(key.split()) < REPEAT_WORDS or not any(
+            other != key and other.startswith(key) for other in said):
+        return answer
+    kept = " ".join(sentences[:-1])
+    kept = last[: len(last) - len(last.lstrip())] + kept if kept else ""
+    return "\n".join(part for part in (head, kept) if part).rstrip()
 
 
 def without_markup(answer: str) -> str:
