@@ -316,11 +316,20 @@ def _invent_a_figure(messages: list[BaseMessage], info: CallInfo) -> str | None:
 
 def test_a_year_no_passage_names_is_not_answered(make_service, library: Application) -> None:
     library.ingest.texts([("annual.md", ANNUAL)])
-    asked = run(make_service(ScriptedChatModel(rules=[_invent_a_figure]), library=library,
+    writes: list[str] = []
+
+    def invent(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        reply = _invent_a_figure(messages, info)
+        if reply is not None:
+            writes.append(reply)
+        return reply
+
+    asked = run(make_service(ScriptedChatModel(rules=[invent]), library=library,
                              strategy="pipeline", policy="small"),
                 "What were the annual revenues in 2019?")
     (step,) = steps(asked, "years_not_covered")
     assert "2019" in step["detail"] and "2015-2017" in step["detail"]
+    assert not writes and "not asked of the model" in step["detail"]  # checked before writing
     answer = done(asked)["answer"]
     assert abstains(answer) and "12,000,000" not in answer and "2015-2017" in answer
     covered = run(make_service(ScriptedChatModel(rules=[_invent_a_figure]), library=library,

@@ -233,8 +233,9 @@ class ResearchNodes:
         question = state.sub_question
         found = bool(state.evidence)
         answer = ""
-        if found:
-            answer = without_markup(message_text(state.messages[-1].content).strip())
+        last = state.messages[-1] if state.messages else None
+        if found and isinstance(last, AIMessage):  # else no answer was written
+            answer = without_markup(message_text(last.content).strip())
         quoted = quote_cited(question, answer, state.units) if self.policy.quote_pointed else ""
         if (not quoted and self.policy.second_look and not state.hop_found
                 and needs_second_look(answer, state.evidence)):
@@ -261,10 +262,11 @@ class ResearchNodes:
                 units += backing
         asked, covered = (years_not_covered(question, state.evidence) if self.policy.year_check
                           else ([], []))
-        if answer and asked and not prompts.abstains(answer):
+        if asked and not prompts.abstains(answer):  # none written: the year was checked first
             span = covered[0] if len(covered) == 1 else f"{covered[0]}-{covered[-1]}"
+            kept = "the answer is not kept" if answer else "not asked of the model"
             emit_step(StepKind.YEARS_NOT_COVERED, f"no passage names {', '.join(asked)}; "
-                      f"they cover {span}: the answer is not kept", sub_question=state.index)
+                      f"they cover {span}: {kept}", sub_question=state.index)
             answer = prompts.YEARS_NOT_COVERED.format(asked=" and ".join(asked), covered=span,
                                                       question=question)
         if not answer and (state.hits_seen or state.web_tried):
@@ -302,8 +304,13 @@ class ResearchNodes:
         """The table path first for a computation or table rows, then by strategy.
 
         The table path runs when it is on and not yet tried; with nothing relevant the
-        sub-question abstains without asking the model.
+        sub-question abstains without asking the model, and so it does on a small model
+        when the question asks for a year no passage names (``years_not_covered``: the
+        answer would not be kept; the 1.5B spent three calls on 2020 over a 2017 10-K).
         """
+        if self.policy.year_check and years_not_covered(state.sub_question,
+                                                        list(state.evidence))[0]:
+            return "finish"
         if (self.table_path is not None and not state.table_tried and not state.web_only
                 and self.table_path.applies(state.sub_question, list(state.evidence))):
             return "tables"
