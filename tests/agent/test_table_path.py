@@ -134,3 +134,15 @@ def test_a_library_without_tables_never_asks_for_sql(make_service, tmp_path: Pat
     llm = ScriptedChatModel()
     run(make_service(llm), "How many grams of coffee does a double shot use?")
     assert not any("SQLite SELECT query" in c.text for c in llm.calls)
+
+
+def test_a_year_no_table_names_asks_for_no_query(make_service,
+                                                 table_library: Application) -> None:
+    # the 1.5B wrote "SELECT y2020 ..." twice over a 2017 10-K's statements
+    llm = table_model("SELECT segment FROM segments", "SELECT segment FROM segments")
+    events = run(make_service(llm, library=table_library),
+                 "Which segment had the highest contribution profit in 2020?")
+    assert not steps(events, "sql") and not steps(events, "tables")
+    (fallback,) = steps(events, "table_fallback")
+    assert "year" in fallback["detail"]
+    assert not [c for c in llm.calls if "SQLite SELECT query" in c.text]

@@ -7,6 +7,7 @@ from archivist.agent.research.tables import (
     column_hint,
     extract_sql,
     holds_table_rows,
+    names_a_year,
     query_picks_what_is_asked,
     relevant_tables,
     row_labels_text,
@@ -108,3 +109,13 @@ def test_a_query_must_pick_a_row_or_column_the_question_names() -> None:
     assert query_picks_what_is_asked(
         "SELECT segment, contribution_profit FROM segments ORDER BY contribution_profit DESC",
         "Which segment had the highest contribution profit?", ["segments"])
+
+
+def test_a_table_is_asked_only_for_a_year_it_names() -> None:
+    # the 1.5B wrote "SELECT y2020 ..." twice over a 2017 10-K's statements
+    operations = _table("operations", "Consolidated statements of operations", ["Revenues"])
+    assert names_a_year("What were revenues in 2017?", operations)  # its column y2017
+    assert not names_a_year("How many employees did Netflix have in 2020?", operations)
+    assert names_a_year("How many employees did it have in 2020?", operations,
+                        cells=["Employees", "2020", 5500])  # a year among its cells
+    assert names_a_year("What were revenues?", operations)  # no year asked

@@ -160,6 +160,20 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
     return [table for _, _, table in scored[:limit]]
 
 
+def names_a_year(question: str, table: StoredTable, cells: Sequence[Any] = ()) -> bool:
+    """Whether the table names a year the question asks about (or the question names none).
+
+    Its name, caption, headings, columns and cells count: a 10-K's statements have a
+    column per year (``y2017``), a press release's a "2023" in a column label.
+    """
+    years = set(_YEAR.findall(question))
+    if not years:
+        return True
+    text = " ".join(map(str, [table.name, table.caption, *table.heading_path, *table.columns,
+                              *table.labels, *table.row_labels, *cells]))
+    return bool(years & set(_YEAR.findall(text)))
+
+
 def holds_table_rows(evidence: list[Evidence], tables: list[StoredTable]) -> bool:
     """Whether a passage of the evidence is rows of a stored table (figures on its pages)."""
     for item in evidence:
@@ -248,6 +262,13 @@ class TablePath:
             return {"table_tried": True}
         names = view_names(chosen)
         chosen = [replace(t, name=n) for t, n in zip(chosen, names, strict=True)]
+        # a query can only find a year its table holds: no call for one none of them has
+        chosen = [t for t in chosen if names_a_year(question, t, self._cells(t))]
+        if not chosen:
+            emit_step(StepKind.TABLE_FALLBACK, "no table found names the year asked about",
+                      sub_question=index)
+            return {"table_tried": True}
+        names = [t.name for t in chosen]
         emit_step(StepKind.TABLES, ", ".join(names), sub_question=index)
         described = self._describe(chosen, names)
         result, query = self._query(question, described, chosen, index)
@@ -277,6 +298,11 @@ class TablePath:
             text = f"{text} [{cited}]"
         return {"messages": [AIMessage(text)], "evidence": items, "table_tried": True,
                 "table_answered": True}
+
+    def _cells(self, table: StoredTable) -> list[Any]:
+        assert self.source is not None
+        result = self.source.query_tables([table], f"SELECT * FROM {quote(table.name)}")
+        return [value for row in result.rows for value in row]
 
     def _supported(self, question: str, answer: str, items: list[Evidence], query: str,
                    names: Sequence[str]) -> bool:
