@@ -48,7 +48,7 @@ class Policy:
     bridge_hop: bool = False
     #: an answer of citations alone ("[3]") becomes the cited units' sentences, quoted
     quote_pointed: bool = False
-    #: refuse an answer for a year no passage names
+    #: refuse an answer for a year no passage names, before any writing call
     year_check: bool = False
     #: high confidence needs every named subject of the question in the evidence
     subject_confidence: bool = False
