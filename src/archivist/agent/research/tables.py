@@ -263,7 +263,8 @@ class TablePath:
         names = view_names(chosen)
         chosen = [replace(t, name=n) for t, n in zip(chosen, names, strict=True)]
         # a query can only find a year its table holds: no call for one none of them has
-        chosen = [t for t in chosen if names_a_year(question, t, self._cells(t))]
+        chosen = [t for t in chosen if names_a_year(question, t)
+                  or names_a_year(question, t, self._cells(t))]
         if not chosen:
             emit_step(StepKind.TABLE_FALLBACK, "no table found names the year asked about",
                       sub_question=index)
