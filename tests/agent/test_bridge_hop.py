@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, run, steps
+from tests.agent.helpers import done, run, source_names, steps
 
 from archivist.agent.policy import SMALL
 from archivist.application import Application
@@ -158,6 +159,7 @@ def test_a_sentence_the_writer_says_again_is_said_once(
 def test_a_fact_the_cited_passage_lacks_is_searched_for_and_cited(
         make_service, library: Application) -> None:
     # the 1.5B's way: the right year from its own knowledge, cited to the bridge passage
+    # (without the answer hop, which would read Varga's page and write again first)
     writes: list[str] = []
 
     def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
@@ -171,7 +173,7 @@ def test_a_fact_the_cited_passage_lacks_is_searched_for_and_cited(
         return f"Ilse Varga, the founder, was born in 1931 [{number}]."
 
     events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
-                              checks=SMALL), QUESTION)
+                              checks=replace(SMALL, answer_hop=False)), QUESTION)
     assert len(writes) == 1 and "1931" not in writes[0]
     assert any("searching for it" in s.get("reason", "") for s in steps(events, "search"))
     (sources,) = [e.data for e in events if e.type == "sources"]
@@ -212,3 +214,135 @@ def test_a_passage_tag_the_writer_copied_is_not_shown(
     answer = done(events)["answer"]
     assert answer.startswith("Rye bread is baked from a sourdough starter for an hour"), answer
     assert "<passage" not in answer and "</passage>" not in answer
+
+
+ALBUM_DOCS = {  # invented: the album's passage names the singer and a record with many names
+    "lantern.md": "# Hollow Lantern\n\nHollow Lantern, released in 2004, is the third studio "
+                  "album by singer-songwriter T. Maren. The title alludes to the 1961 record "
+                  "\"The Ballad of Grey Orrin Pike\" by Wendel Ashcroft.\n",
+    "maren.md": "# T. Maren\n\nTobias \"T.\" Maren (born 1970) is a singer-songwriter and "
+                "guitarist from Velmora, Ostland. His solo work mixes folk and blues.\n",
+    "copper.md": "# Copper Rain\n\nCopper Rain is the third studio album by the singer Ilka "
+                 "Brandt, released in 1999.\n",
+}
+ALBUM_QUESTION = "Hollow Lantern is the third studio album by a singer-songwriter from what state?"
+
+
+@pytest.fixture(scope="module")
+def albums(tmp_path_factory: pytest.TempPathFactory,
+           embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
+    root = tmp_path_factory.mktemp("albums")
+    (root / "docs").mkdir()
+    for name, text in ALBUM_DOCS.items():
+        (root / "docs" / name).write_text(text, encoding="utf-8")
+    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
+                       embedder=embedder)
+    assert made.ingest.files([root / "docs"]).counts["added"] == len(ALBUM_DOCS)
+    yield made
+    made.close()
+
+
+def test_the_hop_keeps_the_page_of_the_name_it_searched_for(
+        make_service, albums: Application) -> None:
+    # The hop's query carries the record's names too ("Ballad Grey Orrin Pike"): measured
+    # against all of them, the singer's own page named too few and was dropped (the 1.5B
+    # run on HotpotQA, "M. Ward"); its title is the name the hop searched for.
+    writes: list[str] = []
+
+    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        prompt = str(messages[-1].content)
+        writes.append(prompt)
+        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
+                                   re.DOTALL))
+        number = next((n for n, text in passages.items() if "Ostland" in text), None)
+        return "[1]" if number is None else f"T. Maren is from Ostland [{number}]."
+
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=albums,
+                              checks=SMALL), ALBUM_QUESTION)
+    (hop,) = steps(events, "next_hop")
+    assert "Maren" in hop["detail"] and "Pike" in hop["detail"], hop
+    assert len(writes) == 2, writes
+    assert "Ostland" not in writes[0] and "Ostland" in writes[1], writes
+    assert "Ostland" in done(events)["answer"]
+    assert "maren.md" in source_names(events)
+
+
+FILM_DOCS = {  # invented: the actress's page shares no subject with the question
+    "caper.md": "# Jade Lantern Caper\n\nThe Jade Lantern Caper is a 2003 comedy film "
+                "featuring the actress Mira Tolven as an insurance investigator.\n",
+    "tolven.md": "# Mira Tolven\n\nMira Tolven (born 1966) led the cast of the sitcom Harbor "
+                 "Lights from 1990 to 1997.\n",
+    "gardens.md": "# Kew Gardens\n\nKew Gardens holds the largest collection of living plants.\n",
+}
+FILM_QUESTION = ("The Jade Lantern Caper is a 2003 comedy film featuring an actress who "
+                 "starred in what for seven years?")
+
+
+@pytest.fixture(scope="module")
+def films(tmp_path_factory: pytest.TempPathFactory,
+          embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
+    root = tmp_path_factory.mktemp("films")
+    (root / "docs").mkdir()
+    for name, text in FILM_DOCS.items():
+        (root / "docs" / name).write_text(text, encoding="utf-8")
+    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
+                       embedder=embedder)
+    assert made.ingest.files([root / "docs"]).counts["added"] == len(FILM_DOCS)
+    yield made
+    made.close()
+
+
+def _film_writer(writes: list[str]):
+    """The 1.5B's way with a two-hop question: it names the bridge and stops there."""
+
+    def rule(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        prompt = str(messages[-1].content)
+        writes.append(prompt)
+        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
+                                   re.DOTALL))
+        number = next((n for n, text in passages.items() if "Harbor" in text), None)
+        if number is None:
+            return "Mira Tolven starred in The Jade Lantern Caper [1]."
+        return f"Mira Tolven starred in the sitcom Harbor Lights [{number}]."
+
+    return rule
+
+
+def test_an_answer_that_names_a_bridge_reads_its_page_and_writes_again(
+        make_service, films: Application) -> None:
+    writes: list[str] = []
+    events = run(make_service(ScriptedChatModel(rules=[_film_writer(writes)]), library=films,
+                              checks=SMALL), FILM_QUESTION)
+    assert "Harbor" not in writes[0]  # the question's search did not reach her page
+    (hop,) = steps(events, "next_hop")
+    assert hop["detail"].startswith("Mira Tolven") and hop["pages"] == ["Mira Tolven"], hop
+    assert len(writes) == 2 and "Harbor Lights" in done(events)["answer"]
+    assert "tolven.md" in source_names(events)
+
+
+def test_an_answer_hop_needs_the_page_of_a_name_it_states(
+        make_service, films: Application) -> None:
+    # "Kew" names a page, but not one the answer names: searched, nothing is kept
+    writes: list[str] = []
+
+    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        writes.append(str(messages[-1].content))
+        return "The Jade Lantern Caper features an insurance investigator from Dorvan [1]."
+
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=films, checks=SMALL),
+                 FILM_QUESTION)
+    assert len(writes) == 1 and not steps(events, "next_hop")
+    assert any(s["detail"].startswith("Dorvan") for s in steps(events, "search"))
+
+
+def test_a_capable_model_takes_no_answer_hop(make_service, films: Application) -> None:
+    writes: list[str] = []
+    run(make_service(ScriptedChatModel(rules=[_film_writer(writes)]), library=films),
+        FILM_QUESTION)
+    assert len(writes) == 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -310,11 +310,12 @@ class Selection:
 
 def select_units(
     question: str, evidence: Sequence[Evidence], embedder: QueryEmbedder | None, *,
-    budget_tokens: int, max_units: int = MAX_UNITS,
+    budget_tokens: int, max_units: int = MAX_UNITS, each_of: Collection[str] = (),
 ) -> Selection:
     """The units that bear on ``question``, best first, within ``budget_tokens``.
 
-    Units under MIN_SHARE of the best score are left out. A sentence that leans back (see
+    Units under MIN_SHARE of the best score are left out, except the best unit of a
+    section of ``each_of`` (parent ids) none of whose units made it. A sentence that leans back (see
     :func:`leans_back`), and each of the best WITH_NEIGHBOUR sentences, takes its previous
     sentence as context. The best unit is always kept, even over the budget (cut to it).
     A sentence is shown once: one that is the context of a unit chosen before is not chosen
@@ -327,9 +328,14 @@ def select_units(
     used = 0
     ranked = sorted(units, key=lambda u: -u.score)
     floor = ranked[0].score * MIN_SHARE if ranked and ranked[0].score > 0 else float("-inf")
+    wanted = set(each_of)
     for unit in ranked:
-        if len(chosen) >= max_units or unit.score < floor:
-            break
+        section = evidence[unit.source]["parent_id"]
+        if len(chosen) >= max_units or (unit.score < floor and section not in wanted):
+            if unit.score < floor and not wanted:
+                break
+            continue
+        wanted.discard(section)  # its best unit, or already shown
         place, previous = (unit.source, unit.position), (unit.source, unit.position - 1)
         if place in shown:  # already the context of a unit chosen before
             continue

@@ -12,11 +12,13 @@ from archivist.agent.policy.answer import (
     years_not_covered,
 )
 from archivist.agent.policy.evidence import (
+    answer_query,
     bridge_query,
     coverage,
     fully_on_subject,
     grounded_query,
     keyword_query,
+    names_section,
     on_subject,
     restates,
     score_gate,
@@ -232,3 +234,23 @@ def test_the_prompts_tags_are_taken_out_of_an_answer() -> None:
     assert without_markup(composed) == "It is 5 [1].\n\n```\n    x  = 1\n```"
     plain = "Use `x < y` and <b>bold</b> [2]."
     assert without_markup(plain) == plain
+
+
+def test_a_hop_names_the_section_of_the_bridge_it_searched_for() -> None:
+    query = "M Ward Blind Joe Death John transfiguration third studio album state"
+    assert names_section(query, _evidence("...", headings=["M. Ward"]))
+    assert names_section("Ballina New South Wales 2011 census",
+                         _evidence("...", headings=["Ballina, New South Wales"]))
+    # another album's page, a page without a title, a title the names only half cover
+    assert not names_section(query, _evidence("...", headings=["Awake (Josh Groban album)"]))
+    assert not names_section(query, _evidence("..."))
+    assert not names_section(query, _evidence("...", headings=["Joe Strummer"]))
+
+
+def test_the_answer_query_names_what_the_answer_adds_to_the_question() -> None:
+    question = ("The Jade Lantern Caper is a 2003 comedy film featuring an actress who "
+                "starred in what for seven years?")
+    query = answer_query(question, "Mira Tolven starred in The Jade Lantern Caper [1][2].")
+    assert query.split()[:2] == ["Mira", "Tolven"] and "Jade" not in query
+    assert "starred" in query.split() and "[1]" not in query
+    assert answer_query(question, "The Jade Lantern Caper is a comedy [1].") == ""

@@ -132,3 +132,19 @@ def test_a_sentence_is_shown_once_even_when_it_is_a_neighbours_context() -> None
     assert all(shown.count(s) <= 1 for s in split_sentences(section)), shown
     merged = max(chosen.units, key=lambda u: len(u.full_text()))
     assert merged.full_text().index("1998") < merged.full_text().index("300,000")
+
+
+def test_each_section_a_hop_found_shows_its_best_unit() -> None:
+    # a bridge's page shares few words with the question: under half the best score, its
+    # sentences were left out, and the writer saw what it had seen before the hop
+    album = _evidence("Hollow Lantern is the third studio album by singer-songwriter "
+                      "T. Maren. The album was recorded in one week.", parent="album")
+    singer = _evidence("Tobias Maren (born 1970) is a guitarist from Velmora, Ostland. "
+                       "He tours with a brass band.", parent="singer")
+    question = "Hollow Lantern is the third studio album by a singer-songwriter from what state?"
+    plain = select_units(question, [album, singer], None, budget_tokens=500)
+    assert all("Ostland" not in u.full_text() for u in plain.units)
+    hop = select_units(question, [album, singer], None, budget_tokens=500, each_of=["singer"])
+    shown = [u.full_text() for u in hop.units]
+    assert sum("Ostland" in t for t in shown) == 1 and "brass band" not in " ".join(shown)
+    assert hop.units[0].text == plain.units[0].text  # the question's best unit stays first

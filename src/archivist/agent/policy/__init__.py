@@ -46,6 +46,10 @@ class Policy:
     #: names the passages it pointed at state (``bridge_query``) and write again: the
     #: second hop of a two-hop question is often in no passage the question finds
     bridge_hop: bool = False
+    #: when an answer names what the question does not and a search finds the page of
+    #: that name, which no search had reached, write again with it (``answer_query``,
+    #: ``names_section``): the 1.5B answered a two-hop question with its first hop
+    answer_hop: bool = False
     #: an answer of citations alone ("[3]") becomes the cited units' sentences, quoted
     quote_pointed: bool = False
     #: refuse an answer for a year no passage names, before any writing call
@@ -104,7 +108,7 @@ class Policy:
 #: Every small-model check.
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
-    ground_queries=True, second_look=True, bridge_hop=True, quote_pointed=True,
+    ground_queries=True, second_look=True, bridge_hop=True, answer_hop=True, quote_pointed=True,
     year_check=True,
     subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
     answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,

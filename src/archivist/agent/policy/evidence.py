@@ -7,7 +7,8 @@
   or the passages name.
 * :func:`restates`: a next hop that repeats a search, or restates the question, is not run.
 * :func:`bridge_query`: the next hop's query, by code, from the passages an answer that
-  said nothing pointed at.
+  said nothing pointed at; :func:`names_section`: a hit of that hop whose section the
+  query names (the bridge's own page) is evidence.
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ _TOKENS = re.compile(r"[a-z0-9+#]+")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
 _ASKED = re.compile(r"[A-Za-z0-9][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
+_QUALIFIER = re.compile(r"\s*(?:\(.*\)|,.*)$")  # "Ballina, New South Wales", "Awake (album)"
 BRIDGE_NAMES = 6
+#: Names a hop after an answer takes from it: an answer states few, and each may be the
+#: bridge ("films such as Maximum Overdrive, Domestic Disturbance ...")
+ANSWER_NAMES = 10
 BRIDGE_WORDS = 8
 
 
@@ -174,7 +179,7 @@ def score_gate(
     return kept, dropped
 
 
-def bridge_query(question: str, pointed: Iterable[Evidence]) -> str:
+def bridge_query(question: str, pointed: Iterable[Evidence], names: int = BRIDGE_NAMES) -> str:
     """The next hop's query, from the passages an answer that said nothing pointed at.
 
     First the names they state that the question does not, then the question's own words
@@ -187,16 +192,48 @@ def bridge_query(question: str, pointed: Iterable[Evidence]) -> str:
     population census city born"`` does.
     """
     asked = {_POSSESSIVE.sub("", w.lower()) for w in _ASKED.findall(question)}
-    names: list[str] = []
+    found: list[str] = []
     for item in pointed:
         for word in _NAME.findall(item.get("text", "")):
             low = _POSSESSIVE.sub("", word.lower()).strip("'’-")
             if (low not in asked and low not in STOP_WORDS and low not in DATE_WORDS
-                    and word not in names):
-                names.append(word)
-    if not names:
+                    and word not in found):
+                found.append(word)
+    if not found:
         return ""
     subjects = subject_terms(question)
     words = [w for w in dict.fromkeys(_ASKED.findall(question.lower()))
              if w not in subjects and w in content_words(w)]
-    return " ".join([*names[:BRIDGE_NAMES], *words[:BRIDGE_WORDS]])
+    return " ".join([*found[:names], *words[:BRIDGE_WORDS]])
+
+
+def answer_query(question: str, answer: str) -> str:
+    """The hop query after an answer: the names it states that the question does not.
+
+    A two-hop question answered at its first hop names the bridge: "Helen Hunt starred in
+    The Curse of the Jade Scorpion" for "... featuring an American actress who starred in
+    what for seven years?" (the 1.5B, HotpotQA). The actress's own page, which says what,
+    is in no passage the question found. "" when the answer names nothing new.
+    """
+    text = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", answer)
+    return bridge_query(question, [{"text": text}], names=ANSWER_NAMES)  # type: ignore[typeddict-item]
+
+
+def names_section(query: str, item: Evidence) -> bool:
+    """Whether ``query``'s names (its capitalised words) name a passage's section title.
+
+    A bridge hop searches for the page of the name a first passage stated: "M Ward Blind
+    Joe Death John transfiguration third studio album state" is after "M. Ward" (the
+    singer of "Transfiguration of Vincent"), whose page says where he is from. The score
+    gate measured that page against all the query's words and the names of the album's
+    passage that came along ("Blind Joe Death"), and dropped it (the 1.5B run of
+    2026-12-03). Its title, without a qualifier ("Ballina" of "Ballina, New South
+    Wales"), is what the hop asked for.
+    """
+    headings = item.get("heading_path") or []
+    if not headings:
+        return False
+    title = _QUALIFIER.sub("", " ".join(headings[-1].split()))
+    words = {w for w in _TOKENS.findall(title.lower()) if w not in STOP_WORDS}
+    named = {w for name in _NAME.findall(query) for w in _TOKENS.findall(name.lower())}
+    return bool(words) and words <= named

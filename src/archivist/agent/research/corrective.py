@@ -23,8 +23,9 @@ numbered, and cites their numbers (``units.py``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -32,8 +33,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import BaseTool
 
 from archivist.agent import prompts
-from archivist.agent.policy.evidence import keyword_query, restates
-from archivist.agent.research.grading import Gate
+from archivist.agent.policy.evidence import keyword_query, names_section, restates
+from archivist.agent.research.grading import Gate, GradeOutcome
 from archivist.agent.research.state import ResearchState
 from archivist.agent.state import Evidence, for_sub_question, graded_as
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
@@ -77,12 +78,14 @@ class Screened:
 def screen(
     grader: Gate, question: str, items: list[Evidence], index: int, *,
     graded: Collection[str], rejected: Collection[str], evidence: Iterable[Evidence],
+    named: Callable[[Evidence], bool] | None = None,
 ) -> Screened:
     """Grade a round's new passages in one call; reuse earlier grades for repeats.
 
     ``graded`` and ``rejected`` are the keys of passages graded before (and of those found
     irrelevant); ``evidence`` is what was kept so far. A parent read whose passage was
-    already judged relevant is kept without grading.
+    already judged relevant is kept without grading, and so is a passage ``named``
+    accepts (a hop's bridge page: :func:`~archivist.agent.policy.evidence.names_section`).
     """
     good_parents = {e["parent_id"] for e in evidence}
     out = Screened()
@@ -93,7 +96,8 @@ def screen(
             out.dropped += 1
         elif key in graded:
             out.shown.append(graded_as(item, "relevant"))
-        elif item["kind"] == "parent" and item["parent_id"] in good_parents:
+        elif (item["kind"] == "parent" and item["parent_id"] in good_parents) or (
+                named is not None and item["parent_id"] not in good_parents and named(item)):
             kept = graded_as(item, "relevant")
             out.shown.append(kept)
             out.new.append(kept)
@@ -110,6 +114,17 @@ def screen(
         out.rewritten_query = outcome.rewritten_query
         out.next_query = outcome.next_query
     return out
+
+
+class _KeepNone:
+    """A gate that keeps no passage (a hop after an answer keeps only the pages it named)."""
+
+    def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:
+        """Drop every passage."""
+        return GradeOutcome(dropped=list(items))
+
+
+_KEEP_NONE = _KeepNone()
 
 
 class Corrective:
@@ -135,16 +150,22 @@ class Corrective:
 
     # --- one search round -------------------------------------------------------------
     def _screen(self, question: str, items: list[Evidence], state: ResearchState,
-                update: dict[str, Any]) -> Screened:
-        """Grade against ``question``; one dropped for another question is graded anew."""
+                update: dict[str, Any], *, named_only: bool = False) -> Screened:
+        """Grade against ``question``; one dropped for another question is graded anew.
+
+        Screened for a hop's own query, a passage of a section not yet kept whose title
+        that query names is kept; with ``named_only``, nothing else is.
+        """
         evidence = [*state.evidence, *update["evidence"]]
         if question == state.sub_question:
             graded = {*state.graded, *update["graded"]}
             rejected = {*state.rejected, *update["rejected"]}
         else:  # a hop's own query: what was kept stays kept, nothing else counts
             graded, rejected = {evidence_key(e) for e in evidence}, set()
-        return screen(self.grader, question, items, state.index, graded=graded,
-                      rejected=rejected, evidence=evidence)
+        named = None if question == state.sub_question else partial(names_section, question)
+        return screen(_KEEP_NONE if named_only else self.grader, question, items,
+                      state.index, graded=graded, rejected=rejected, evidence=evidence,
+                      named=named)
 
     def _record(self, update: dict[str, Any], name: str, query: str, text: str,
                 screened: Screened, call_id: str) -> None:
@@ -158,7 +179,7 @@ class Corrective:
         update["rejected"] += screened.rejected_keys
 
     def _documents(self, query: str, state: ResearchState, update: dict[str, Any], *,
-                   screen_as: str = "") -> Screened:
+                   screen_as: str = "", named_only: bool = False) -> Screened:
         """One search, its passages screened against ``screen_as`` (the sub-question)."""
         index = state.index
         call_id = f"gather-{index}-{len(update['queries_run'])}"
@@ -170,7 +191,8 @@ class Corrective:
         update["queries_run"].append(query)
         update["tool_calls"] += 1
         update["hits_seen"] += len(items)
-        screened = self._screen(screen_as or state.sub_question, items, state, update)
+        screened = self._screen(screen_as or state.sub_question, items, state, update,
+                                named_only=named_only)
         text = render_kept(query, screened.shown, screened.dropped) if items else message_text(
             message.content)
         self._record(update, SEARCH, query, text, screened, call_id)
@@ -240,12 +262,13 @@ class Corrective:
         return update
 
     @timed("research")
-    def hop(self, state: ResearchState, query: str) -> dict[str, Any]:
+    def hop(self, state: ResearchState, query: str, *, answered: bool = False) -> dict[str, Any]:
         """One more search, screened against ``query`` itself: the second hop of a question.
 
         Its passages are about the bridge the first ones named, not the question's own
-        subjects, so the question would screen them out. Nothing new: no message is kept,
-        so the answer written before stays the last one.
+        subjects, so the question would screen them out. After an answer (``answered``:
+        the query holds the names it states), only a page one of them names counts.
+        Nothing new: no message is kept, so the answer written before stays the last one.
         """
         update: dict[str, Any] = {
             "messages": [], "evidence": [], "graded": [], "rejected": [], "queries_run": [],
@@ -254,10 +277,18 @@ class Corrective:
         }
         if query.lower() in {q.lower() for q in state.queries_run}:
             return update
-        emit_step(StepKind.NEXT_HOP, query, original=state.sub_question,
-                  reason="the answer said nothing: searching the names its passages state",
-                  sub_question=state.index)
-        update["hop_found"] = bool(self._documents(query, state, update, screen_as=query).new)
+        if not answered:
+            emit_step(StepKind.NEXT_HOP, query, original=state.sub_question,
+                      reason="the answer said nothing: searching the names its passages "
+                      "state", sub_question=state.index)
+        found = self._documents(query, state, update, screen_as=query, named_only=answered).new
+        if answered and found:
+            emit_step(StepKind.NEXT_HOP, query, original=state.sub_question,
+                      reason="the answer names what the question does not, and the page of "
+                      "that name was not read: writing again with it", sub_question=state.index,
+                      pages=[" > ".join(e.get("heading_path") or []) for e in found])
+        update["hop_found"] = bool(found)
+        update["hop_sections"] = list(dict.fromkeys(e["parent_id"] for e in found))
         if not update["hop_found"]:
             update["messages"] = []
         return update
@@ -307,10 +338,10 @@ class Corrective:
         parents = self.read_parents(state)
         evidence = [*state.evidence, *parents]
         # after a hop, units are chosen for both searches: the bridge's facts share few
-        # words with the question
+        # words with the question, so each section the hop found shows its best unit
         wanted = f"{state.sub_question}\n{state.hop_query}".strip()
         selection = select_units(wanted, evidence, self.embedder,
-                                 budget_tokens=self.unit_tokens)
+                                 budget_tokens=self.unit_tokens, each_of=state.hop_sections)
         emit_step(StepKind.EVIDENCE, f"{len(selection.units)} of {selection.considered} "
                   f"sentences, items and rows (about {selection.tokens()} tokens)",
                   sub_question=state.index)

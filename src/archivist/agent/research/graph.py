@@ -6,7 +6,7 @@ r"""The research sub-agent's graph: one copy runs per sub-question.
       \\--> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
                |--(nothing relevant)--> finish -> END
                |--(pipeline, web only)--> write -> finish
-               |                            (said nothing: -> hop -> write, once)
+               |          (said nothing, or named a page not read: -> hop -> write, once)
                \\--(tools)--> agent <-> tools (-> compress -> agent)
                                   |--(no tool call: done)----------> write -> finish
                                   \\--(budget used up)--> fallback --> write -> finish

@@ -39,7 +39,7 @@ from archivist.agent.policy.answer import (
     without_repeats,
     years_not_covered,
 )
-from archivist.agent.policy.evidence import bridge_query
+from archivist.agent.policy.evidence import answer_query, bridge_query
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
 from archivist.agent.research.document import DocumentPath
@@ -209,8 +209,15 @@ class ResearchNodes:
         return message_text(reply.content).strip()
 
     def hop(self, state: ResearchState) -> dict[str, Any]:
-        """The bridge hop: search the names of the passages a non-answer pointed at."""
+        """The bridge hop: search the names of the passages a non-answer pointed at.
+
+        After an answer, the names it states: only a page one of them names counts.
+        """
         answer = message_text(state.messages[-1].content)
+        if not needs_second_look(answer.strip(), state.evidence):
+            query = answer_query(state.sub_question, without_markup(answer))
+            return self.corrective.hop(state, query, answered=True) if query else {
+                "hopped": True}
         cited = [state.units[n - 1] for n in parse_citations(answer)
                  if 1 <= n <= len(state.units)] or state.units[:1]
         sections = {u["parent_id"] for u in cited}  # what the writer saw of their sections
@@ -337,11 +344,17 @@ class ResearchNodes:
         return self.after_fallback(state)
 
     def after_write(self, state: ResearchState) -> Literal["hop", "finish"]:
-        """An answer that said nothing over relevant passages takes the bridge hop, once."""
+        """An answer that said nothing over relevant passages takes the bridge hop, once.
+
+        With ``answer_hop``, so does one that answered: it searches the names it states.
+        """
         if not self.policy.bridge_hop or state.hopped or state.web_only or not state.units:
             return "finish"
         answer = message_text(state.messages[-1].content).strip()
-        return "hop" if needs_second_look(answer, state.evidence) else "finish"
+        if needs_second_look(answer, state.evidence):
+            return "hop"
+        answered = bool(answer) and not prompts.abstains(answer)
+        return "hop" if self.policy.answer_hop and answered else "finish"
 
     def after_hop(self, state: ResearchState) -> Literal["write", "finish"]:
         """New passages from the hop: write again from everything; else finish as before."""

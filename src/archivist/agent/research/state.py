@@ -66,4 +66,5 @@ class ResearchState:
     hopped: bool = False  # the bridge hop ran (``Corrective.hop``): it runs once ...
     hop_found: bool = False  # ... and kept new passages, so the answer was written again
     hop_query: str = ""  # ... with this query
+    hop_sections: list[str] = field(default_factory=list)  # the sections it found (parent ids)
     sub_answers: list[SubAnswer] = field(default_factory=list)
