@@ -28,18 +28,23 @@ QUESTION = "In what year was the founder of the Zelmar Observatory born?"
 WRITE = "Answer the user's question from the numbered passages"
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory,
-            embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
+def _ingested(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
+              docs: dict[str, str]) -> Iterator[Application]:
     root = tmp_path_factory.mktemp("bridge")
     (root / "docs").mkdir()
-    for name, text in DOCS.items():
+    for name, text in docs.items():
         (root / "docs" / name).write_text(text, encoding="utf-8")
     made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
                        embedder=embedder)
-    assert made.ingest.files([root / "docs"]).counts["added"] == len(DOCS)
+    assert made.ingest.files([root / "docs"]).counts["added"] == len(docs)
     yield made
     made.close()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory,
+            embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
+    yield from _ingested(tmp_path_factory, embedder, DOCS)
 
 
 def _writer(second: str):
@@ -231,15 +236,7 @@ ALBUM_QUESTION = "Hollow Lantern is the third studio album by a singer-songwrite
 @pytest.fixture(scope="module")
 def albums(tmp_path_factory: pytest.TempPathFactory,
            embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
-    root = tmp_path_factory.mktemp("albums")
-    (root / "docs").mkdir()
-    for name, text in ALBUM_DOCS.items():
-        (root / "docs" / name).write_text(text, encoding="utf-8")
-    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
-                       embedder=embedder)
-    assert made.ingest.files([root / "docs"]).counts["added"] == len(ALBUM_DOCS)
-    yield made
-    made.close()
+    yield from _ingested(tmp_path_factory, embedder, ALBUM_DOCS)
 
 
 def test_the_hop_keeps_the_page_of_the_name_it_searched_for(
@@ -283,15 +280,7 @@ FILM_QUESTION = ("The Jade Lantern Caper is a 2003 comedy film featuring an actr
 @pytest.fixture(scope="module")
 def films(tmp_path_factory: pytest.TempPathFactory,
           embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
-    root = tmp_path_factory.mktemp("films")
-    (root / "docs").mkdir()
-    for name, text in FILM_DOCS.items():
-        (root / "docs" / name).write_text(text, encoding="utf-8")
-    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
-                       embedder=embedder)
-    assert made.ingest.files([root / "docs"]).counts["added"] == len(FILM_DOCS)
-    yield made
-    made.close()
+    yield from _ingested(tmp_path_factory, embedder, FILM_DOCS)
 
 
 def _film_writer(writes: list[str]):
@@ -346,3 +335,53 @@ def test_a_capable_model_takes_no_answer_hop(make_service, films: Application) -
     run(make_service(ScriptedChatModel(rules=[_film_writer(writes)]), library=films),
         FILM_QUESTION)
     assert len(writes) == 1
+
+
+TOWN_DOCS = {  # invented: the census year is only on the town's page
+    "velt.md": "# Kerra Velt\n\nKerra Velt (born 1961 in Dunmoor, Ostland) is a retired race "
+               "walker who won three national titles.\n",
+    "dunmoor.md": "# Dunmoor, Ostland\n\nDunmoor is a market town on the Ilm river. At the "
+                  "2011 census, Dunmoor had a population of 6,960.\n",
+    "gardens.md": "# Kew Gardens\n\nKew Gardens holds the largest collection of living plants.\n",
+}
+TOWN_QUESTION = "At the 2011 census, what was the population of the town where Kerra Velt was born?"
+
+
+@pytest.fixture(scope="module")
+def towns(tmp_path_factory: pytest.TempPathFactory,
+          embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
+    yield from _ingested(tmp_path_factory, embedder, TOWN_DOCS)
+
+
+def test_a_year_no_passage_names_is_looked_for_on_the_bridge_page_first(
+        make_service, towns: Application) -> None:
+    # the year check abstained with no call before any bridge was searched (HotpotQA: the
+    # 1.5B had answered this one, 6,960, through the hop after a non-answer)
+    writes: list[str] = []
+
+    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        prompt = str(messages[-1].content)
+        writes.append(prompt)
+        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
+                                   re.DOTALL))
+        number = next(n for n, text in passages.items() if "6,960" in text)
+        return f"Dunmoor had a population of 6,960 at the 2011 census [{number}]."
+
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=towns, checks=SMALL),
+                 TOWN_QUESTION)
+    (hop,) = steps(events, "next_hop")
+    assert hop["detail"].startswith("Dunmoor") and hop["pages"] == ["Dunmoor, Ostland"], hop
+    assert len(writes) == 1 and "6,960" in done(events)["answer"]
+    assert not steps(events, "years_not_covered")
+
+
+def test_a_year_still_unnamed_after_the_hop_abstains_without_a_call(
+        make_service, towns: Application) -> None:
+    events = run(make_service(ScriptedChatModel(rules=[]), library=towns, checks=SMALL),
+                 "At the 2015 census, what was the population of the town where Kerra Velt "
+                 "was born?")
+    (years,) = steps(events, "years_not_covered")
+    assert "not asked of the model" in years["detail"]
+    assert done(events)["answer"].startswith("The documents do not contain anything for 2015")

@@ -262,12 +262,13 @@ class Corrective:
         return update
 
     @timed("research")
-    def hop(self, state: ResearchState, query: str, *, answered: bool = False) -> dict[str, Any]:
+    def hop(self, state: ResearchState, query: str, *, reason: str,
+            named_only: bool = False) -> dict[str, Any]:
         """One more search, screened against ``query`` itself: the second hop of a question.
 
         Its passages are about the bridge the first ones named, not the question's own
-        subjects, so the question would screen them out. After an answer (``answered``:
-        the query holds the names it states), only a page one of them names counts.
+        subjects, so the question would screen them out. With ``named_only`` only a page
+        the query's names name counts, and the step shows only when one is found.
         Nothing new: no message is kept, so the answer written before stays the last one.
         """
         update: dict[str, Any] = {
@@ -277,15 +278,13 @@ class Corrective:
         }
         if query.lower() in {q.lower() for q in state.queries_run}:
             return update
-        if not answered:
-            emit_step(StepKind.NEXT_HOP, query, original=state.sub_question,
-                      reason="the answer said nothing: searching the names its passages "
-                      "state", sub_question=state.index)
-        found = self._documents(query, state, update, screen_as=query, named_only=answered).new
-        if answered and found:
-            emit_step(StepKind.NEXT_HOP, query, original=state.sub_question,
-                      reason="the answer names what the question does not, and the page of "
-                      "that name was not read: writing again with it", sub_question=state.index,
+        if not named_only:
+            emit_step(StepKind.NEXT_HOP, query, original=state.sub_question, reason=reason,
+                      sub_question=state.index)
+        found = self._documents(query, state, update, screen_as=query, named_only=named_only).new
+        if named_only and found:
+            emit_step(StepKind.NEXT_HOP, query, original=state.sub_question, reason=reason,
+                      sub_question=state.index,
                       pages=[" > ".join(e.get("heading_path") or []) for e in found])
         update["hop_found"] = bool(found)
         update["hop_sections"] = list(dict.fromkeys(e["parent_id"] for e in found))

@@ -209,15 +209,26 @@ class ResearchNodes:
         return message_text(reply.content).strip()
 
     def hop(self, state: ResearchState) -> dict[str, Any]:
-        """The bridge hop: search the names of the passages a non-answer pointed at.
+        """The bridge hop, once: a search for the names the passages or the answer state.
 
-        After an answer, the names it states: only a page one of them names counts.
+        * Before any writing, for a year no kept passage names: the names those passages
+          state; only a page one of them names counts ("At the 2011 census, what was the
+          population of the town where X was born?": the year is on the town's page).
+        * After a non-answer: the names of the passages it pointed at.
+        * After an answer: the names it states; only a page one of them names counts.
         """
-        answer = message_text(state.messages[-1].content)
+        last = state.messages[-1] if state.messages else None
+        if not isinstance(last, AIMessage):
+            query = bridge_query(state.sub_question, state.evidence)
+            return self.corrective.hop(state, query, named_only=True, reason=(
+                "no passage names the year asked about: searching the names they state"
+            )) if query else {"hopped": True}
+        answer = message_text(last.content)
         if not needs_second_look(answer.strip(), state.evidence):
             query = answer_query(state.sub_question, without_markup(answer))
-            return self.corrective.hop(state, query, answered=True) if query else {
-                "hopped": True}
+            return self.corrective.hop(state, query, named_only=True, reason=(
+                "the answer names what the question does not, and the page of that name "
+                "was not read: writing again with it")) if query else {"hopped": True}
         cited = [state.units[n - 1] for n in parse_citations(answer)
                  if 1 <= n <= len(state.units)] or state.units[:1]
         sections = {u["parent_id"] for u in cited}  # what the writer saw of their sections
@@ -225,7 +236,8 @@ class ResearchNodes:
                              [u for u in state.units if u["parent_id"] in sections])
         if not query:
             return {"hopped": True}
-        return self.corrective.hop(state, query)
+        return self.corrective.hop(state, query, reason="the answer said nothing: searching "
+                                   "the names its passages state")
 
     def finish(self, state: ResearchState) -> dict[str, Any]:
         """Package the sub-answer (an honest abstention when nothing relevant was kept).
@@ -306,18 +318,19 @@ class ResearchNodes:
         """Answered from the document's sections: finish; else search (within it first)."""
         return "finish" if state.document_answered else "gather"
 
-    def after_gather(self, state: ResearchState) -> Literal["tables", "agent", "write",
+    def after_gather(self, state: ResearchState) -> Literal["tables", "agent", "write", "hop",
                                                             "finish"]:
         """The table path first for a computation or table rows, then by strategy.
 
         The table path runs when it is on and not yet tried; with nothing relevant the
         sub-question abstains without asking the model, and so it does on a small model
         when the question asks for a year no passage names (``years_not_covered``: the
-        answer would not be kept; the 1.5B spent three calls on 2020 over a 2017 10-K).
+        answer would not be kept; the 1.5B spent three calls on 2020 over a 2017 10-K),
+        unless a bridge hop finds a page, named by the passages, that names it.
         """
         if self.policy.year_check and years_not_covered(state.sub_question,
                                                         list(state.evidence))[0]:
-            return "finish"
+            return "hop" if self.policy.bridge_hop and not state.hopped else "finish"
         if (self.table_path is not None and not state.table_tried and not state.web_only
                 and self.table_path.applies(state.sub_question, list(state.evidence))):
             return "tables"
@@ -357,8 +370,14 @@ class ResearchNodes:
         return "hop" if self.policy.answer_hop and answered else "finish"
 
     def after_hop(self, state: ResearchState) -> Literal["write", "finish"]:
-        """New passages from the hop: write again from everything; else finish as before."""
-        return "write" if state.hop_found else "finish"
+        """New passages from the hop: write (again) from everything; else finish as before.
+
+        Not when the year asked about is still in no passage: the answer would not be kept.
+        """
+        if not state.hop_found or (self.policy.year_check and years_not_covered(
+                state.sub_question, list(state.evidence))[0]):
+            return "finish"
+        return "write"
 
     def after_fallback(self, state: ResearchState) -> Literal["write", "finish"]:
         """Write from the evidence units when anything was gathered; else abstain."""
