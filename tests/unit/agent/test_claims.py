@@ -143,12 +143,13 @@ def test_a_claim_that_joins_two_facts_keeps_both_units_and_drops_the_third() -> 
 
 
 def test_a_comparison_keeps_the_unit_on_each_subject_the_question_names() -> None:
-    # the question's names are excused in the claim check, not here: each unit is needed
+    # a yes/no question lends the verdict none of its names: each unit is needed
     units = ["Pick Me Up! is a British weekly women's magazine.",
              "The Woman's Viewpoint was a British magazine founded in 1923."]
     question = "Are Pick Me Up and The Woman's Viewpoint both British magazines?"
     claim = "Yes, Pick Me Up and The Woman's Viewpoint are both British magazines."
-    assert check_claim(claim, [1], units, None, question=question).supported
+    assert not check_claim(claim, [1], units, None, question=question).supported
+    assert check_claim(claim, [1, 2], units, None, question=question).supported
     assert needed_citations(claim, [1, 2], units, None, question=question) == [1, 2]
 
 
@@ -174,3 +175,16 @@ def test_a_function_the_cited_unit_does_not_name_is_missing() -> None:
         == ["levels"]
     assert missing_facts("Call `read.csv2`.", unit, "What does `read.csv2` do?") == []
     assert not check_claim("Use `read.csv` or `read.csv2` [1].", [1], [unit], None).supported
+
+
+def test_a_question_asking_for_a_verdict_lends_the_claim_none_of_its_words() -> None:
+    # HotpotQA, the 1.5B: "Mark King is American" over "an English musician"; "American"
+    # was excused as a word of the question, which asked exactly that
+    unit = "Mark King (born 20 October 1958) is an English musician."
+    choice = "Which singer is American, Mark King or Nick Hexum?"
+    assert missing_facts("Mark King is American.", unit, choice) == ["American"]
+    assert missing_facts("No, Mark King is not American.", unit,
+                         "Is Mark King American?") == ["American"]
+    # a question asking what: its words are given (the unit need not repeat them)
+    assert missing_facts("The English musician was born in 1958.", unit,
+                         "In what year was the English musician of Level 42 born?") == []

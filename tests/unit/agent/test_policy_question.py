@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from archivist.agent.policy.question import (
     Asked,
+    asks_to_judge,
     clause_parts,
     dangling_reference,
     elliptical,
@@ -146,3 +147,11 @@ def test_a_question_asked_back_is_one_bounded_question() -> None:
     assert first_question("Which cluster?  Which version?") == "Which cluster?"
     long = first_question("word " * 100)
     assert len(long) <= 202 and long.endswith("…")
+
+
+def test_yes_no_and_choice_questions_ask_for_a_verdict() -> None:
+    assert asks_to_judge("Are both magazines, the Woman's Viewpoint and Pick Me Up, British?")
+    assert asks_to_judge("Which singer is American, Mark King or Nick Hexum?")
+    assert asks_to_judge("Which band was formed first The Exies or Circus Diablo ?")
+    assert not asks_to_judge("What were Netflix's revenues in 2017?")
+    assert not asks_to_judge("Which files does R read or write at startup?")  # no names

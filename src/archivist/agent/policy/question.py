@@ -205,6 +205,21 @@ def clarifying_question(question: str) -> str:
     return "What exactly do you mean? Please name the thing you are asking about."
 
 
+_YES_NO = re.compile(r"^\W*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|"
+                     r"should)\b", re.IGNORECASE)
+_CHOICE = re.compile(r"^\W*(?i:which|who|what)\b[^?]*\bor\s+(?:the\s+)?[A-Z\"“][^?]*\?\s*$")
+
+
+def asks_to_judge(question: str) -> bool:
+    """Whether a question asks for a verdict on its own words: yes or no, or a choice.
+
+    "Are both magazines British publications?", "Which singer is American, Mark King or
+    Nick Hexum?": an answer that repeats such a question's words states exactly what needs
+    evidence ("Mark King is American" over "Mark King is an English musician").
+    """
+    return bool(_YES_NO.match(question) or _CHOICE.match(question))
+
+
 def subject_terms(question: str) -> set[str]:
     """Lower-cased named terms of ``question``: capitalised words after its first word."""
     terms: set[str] = set()
