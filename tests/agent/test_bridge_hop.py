@@ -4,7 +4,7 @@ passages state, and is written again from both hops (a real library, the model s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import pytest
@@ -26,6 +26,22 @@ DOCS = {  # invented places and people: the founder's birth year is only in her 
 }
 QUESTION = "In what year was the founder of the Zelmar Observatory born?"
 WRITE = "Answer the user's question from the numbered passages"
+
+
+def _writing(writes: list[str], reply: Callable[[dict[str, str]], str]):
+    """A writer that records each writing prompt and replies ``reply(passages)``.
+
+    ``passages`` maps each unit's number to its text.
+    """
+    def rule(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        prompt = str(messages[-1].content)
+        writes.append(prompt)
+        return reply(dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
+                                     re.DOTALL)))
+
+    return rule
 
 
 def _ingested(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
@@ -246,18 +262,13 @@ def test_the_hop_keeps_the_page_of_the_name_it_searched_for(
     # run on HotpotQA, "M. Ward"); its title is the name the hop searched for.
     writes: list[str] = []
 
-    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if WRITE not in str(messages[0].content):
-            return None
-        prompt = str(messages[-1].content)
-        writes.append(prompt)
-        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
-                                   re.DOTALL))
+    def reply(passages: dict[str, str]) -> str:
         number = next((n for n, text in passages.items() if "Ostland" in text), None)
         return "[1]" if number is None else f"T. Maren is from Ostland [{number}]."
 
-    events = run(make_service(ScriptedChatModel(rules=[writer]), library=albums,
-                              checks=SMALL), ALBUM_QUESTION)
+    writer = _writing(writes, reply)
+    events = run(make_service(ScriptedChatModel(rules=[writer]), library=albums, checks=SMALL),
+                 ALBUM_QUESTION)
     (hop,) = steps(events, "next_hop")
     assert "Maren" in hop["detail"] and "Pike" in hop["detail"], hop
     assert len(writes) == 2, writes
@@ -286,19 +297,13 @@ def films(tmp_path_factory: pytest.TempPathFactory,
 def _film_writer(writes: list[str]):
     """The 1.5B's way with a two-hop question: it names the bridge and stops there."""
 
-    def rule(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if WRITE not in str(messages[0].content):
-            return None
-        prompt = str(messages[-1].content)
-        writes.append(prompt)
-        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
-                                   re.DOTALL))
+    def reply(passages: dict[str, str]) -> str:
         number = next((n for n, text in passages.items() if "Harbor" in text), None)
         if number is None:
             return "Mira Tolven starred in The Jade Lantern Caper [1]."
         return f"Mira Tolven starred in the sitcom Harbor Lights [{number}]."
 
-    return rule
+    return _writing(writes, reply)
 
 
 def test_an_answer_that_names_a_bridge_reads_its_page_and_writes_again(
@@ -317,13 +322,8 @@ def test_an_answer_hop_needs_the_page_of_a_name_it_states(
         make_service, films: Application) -> None:
     # "Kew" names a page, but not one the answer names: searched, nothing is kept
     writes: list[str] = []
-
-    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if WRITE not in str(messages[0].content):
-            return None
-        writes.append(str(messages[-1].content))
-        return "The Jade Lantern Caper features an insurance investigator from Dorvan [1]."
-
+    writer = _writing(writes, lambda passages: "The Jade Lantern Caper features an insurance "
+                      "investigator from Dorvan [1].")
     events = run(make_service(ScriptedChatModel(rules=[writer]), library=films, checks=SMALL),
                  FILM_QUESTION)
     assert len(writes) == 1 and not steps(events, "next_hop")
@@ -359,16 +359,11 @@ def test_a_year_no_passage_names_is_looked_for_on_the_bridge_page_first(
     # 1.5B had answered this one, 6,960, through the hop after a non-answer)
     writes: list[str] = []
 
-    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if WRITE not in str(messages[0].content):
-            return None
-        prompt = str(messages[-1].content)
-        writes.append(prompt)
-        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
-                                   re.DOTALL))
+    def reply(passages: dict[str, str]) -> str:
         number = next(n for n, text in passages.items() if "6,960" in text)
         return f"Dunmoor had a population of 6,960 at the 2011 census [{number}]."
 
+    writer = _writing(writes, reply)
     events = run(make_service(ScriptedChatModel(rules=[writer]), library=towns, checks=SMALL),
                  TOWN_QUESTION)
     (hop,) = steps(events, "next_hop")
