@@ -330,10 +330,10 @@ def select_units(
     floor = ranked[0].score * MIN_SHARE if ranked and ranked[0].score > 0 else float("-inf")
     wanted = set(each_of)
     for unit in ranked:
+        if len(chosen) >= max_units or (unit.score < floor and not wanted):
+            break
         section = evidence[unit.source]["parent_id"]
-        if len(chosen) >= max_units or (unit.score < floor and section not in wanted):
-            if unit.score < floor and not wanted:
-                break
+        if unit.score < floor and section not in wanted:
             continue
         wanted.discard(section)  # its best unit, or already shown
         place, previous = (unit.source, unit.position), (unit.source, unit.position - 1)

@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Collection, Iterable
 
+from archivist.agent.claims import strip_citations
 from archivist.agent.policy.question import subject_terms, word_kept
 from archivist.agent.state import Evidence
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words
@@ -215,7 +216,7 @@ def answer_query(question: str, answer: str) -> str:
     what for seven years?" (the 1.5B, HotpotQA). The actress's own page, which says what,
     is in no passage the question found. "" when the answer names nothing new.
     """
-    text = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", answer)
+    text = strip_citations(answer)
     return bridge_query(question, [{"text": text}], names=ANSWER_NAMES)  # type: ignore[typeddict-item]
 
 
