@@ -152,8 +152,9 @@ def recite_unsupported(
             continue
         numbers = union_support(text, citations, units, embedder, question=question,
                                 threshold=threshold)
-        if numbers is None:
-            continue
+        if numbers is None or not check_claim(text, numbers, units, embedder, question=question,
+                                              threshold=threshold).supported:
+            continue  # e.g. Nick Hexum's unit joined to say "Mark King is American"
         answer = cite_again(answer, sentence, numbers)
         given += 1
     return answer, given

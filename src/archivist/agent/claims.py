@@ -8,7 +8,9 @@ own takes the numbers that close its paragraph). A claim is supported when
 - the numbers and names it states appear in the units it cites (:func:`missing_facts`), and
 - its support score (:func:`support_score`: the best cosine between the claim and a cited
   unit, averaged with the share of the claim's words found in them) reaches the threshold
-  (:data:`SUPPORT_THRESHOLD`, calibrated on the labelled set in ``tests/data``).
+  (:data:`SUPPORT_THRESHOLD`, calibrated on the labelled set in ``tests/data``), and
+- when the question offers subjects to judge between ("Mark King or Nick Hexum?"), what it
+  states of each subject is held by that subject's own units (``verdicts.py``).
 
 The reason a claim is not supported is kept with it, for the user to see.
 """
@@ -23,6 +25,7 @@ from typing import Any
 from archivist.agent.policy.question import asks_to_judge
 from archivist.agent.prompts import ABSTAIN_PREFIX
 from archivist.agent.units import QueryEmbedder, dot, split_sentences, split_units
+from archivist.agent.verdicts import verdict_problem
 from archivist.index.sparse import BM25Encoder
 from archivist.stopwords import STOP_WORDS
 
@@ -222,6 +225,22 @@ def word_coverage(claim: str, evidence: str) -> float:
     return len(wanted & held) / len(wanted)
 
 
+#: Share of a property's content words a subject's units must hold (see ``verdicts.py``).
+PROPERTY_COVERAGE = 0.5
+
+
+def holds_property(stated: str, units: Sequence[str]) -> bool:
+    """Whether ``units`` hold the names, numbers and half the words of ``stated``.
+
+    ``stated`` is what a claim says of one subject, its name taken out ("American" of
+    "Mark King is American"); "It" goes before it so that its first word is read as a
+    name, not as a sentence's capital.
+    """
+    held = "\n".join(units)
+    return (not missing_facts(f"It {stated}", held)
+            and word_coverage(stated, held) >= PROPERTY_COVERAGE)
+
+
 def support_score(claim: str, cited: Sequence[str], embedder: QueryEmbedder | None) -> float:
     """Mean of the best claim–unit cosine and the claim's word coverage by the cited units.
 
@@ -257,6 +276,8 @@ def check_claim(
     if score < threshold:
         return Claim(text, known, False, score,
                      f"the cited passages do not say this (support {score:.2f} < {threshold})")
+    if problem := verdict_problem(text, cited, question, holds=holds_property):
+        return Claim(text, known, False, score, problem)
     return Claim(text, known, True, score)
 
 
