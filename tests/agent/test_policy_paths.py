@@ -97,3 +97,37 @@ def test_only_a_capable_writer_is_offered_the_way_out(make_service) -> None:
         run(make_service(llm, policy=policy, strategy="pipeline"), "How do I install PostgreSQL?")
         (writer,) = [c for c in llm.calls if not c.schema and not c.tools]
         assert (ABSTAIN_PREFIX in str(writer.messages[0].content)) is offered, policy
+
+
+def verifier_says(word: str, asked: list[str]):
+    """A model that answers ``word`` to each verification call, recording the statement."""
+    def rule(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if "Do the passages state this?" not in str(messages[-1].content):
+            return None
+        asked.append(str(messages[-1].content).rsplit("Statement: ", 1)[1].split("\n")[0])
+        return word
+
+    return rule
+
+
+def test_the_verify_claims_setting_puts_each_checked_sentence_to_the_model(
+        make_service) -> None:
+    asked: list[str] = []
+    vetoing = ScriptedChatModel(rules=[verifier_says("No.", asked)])
+    events = run(make_service(vetoing, policy="small", strategy="pipeline", verify_claims=True),
+                 "How do I install PostgreSQL?")
+    assert asked and "apt install postgresql" in asked[0]
+    assert abstains(done(events)["answer"])  # its one sentence vetoed: nothing left to show
+    assert any("the model found" in s["detail"] for s in steps(events, "claims"))
+
+    asked.clear()
+    agreeing = ScriptedChatModel(rules=[verifier_says("Yes", asked)])
+    events = run(make_service(agreeing, policy="small", strategy="pipeline", verify_claims=True),
+                 "How do I install PostgreSQL?")
+    assert asked and "apt install postgresql" in done(events)["answer"]
+
+    asked.clear()
+    unasked = ScriptedChatModel(rules=[verifier_says("No", asked)])
+    events = run(make_service(unasked, policy="small", strategy="pipeline"),
+                 "How do I install PostgreSQL?")
+    assert asked == [] and "apt install postgresql" in done(events)["answer"]

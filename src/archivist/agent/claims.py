@@ -297,3 +297,15 @@ def check_answer(
             claim.reason = "the verifier found the cited passages do not say this"
         claims.append(claim)
     return CheckedAnswer(claims)
+
+
+def veto_claims(checked: CheckedAnswer, units: Sequence[str],
+                verify: Callable[[str, list[str]], bool]) -> int:
+    """Each supported claim put to ``verify``; a veto marks it unsupported. Returns the vetoes."""
+    vetoed = 0
+    for claim in checked.claims:
+        if claim.supported and not verify(claim.text, [units[n - 1] for n in claim.citations]):
+            claim.supported = False
+            claim.reason = "the verifier found the cited passages do not say this"
+            vetoed += 1
+    return vetoed

@@ -60,7 +60,8 @@ def build_graph(
     embedder = embedder if embedder is not None else getattr(retriever, "embedder", None)
     strategy = choose_strategy(settings)
     if policy is None:
-        policy = policy_for(profile_for(settings), second_look=settings.agent.second_look)
+        policy = policy_for(profile_for(settings), second_look=settings.agent.second_look,
+                            verify_claims=settings.agent.verify_claims)
     source = retriever if isinstance(retriever, DocumentSource) else None
     nodes = ConversationNodes(
         llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy,

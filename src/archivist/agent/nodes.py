@@ -22,7 +22,7 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.citations import attribute_uncited, prune_citations, recite_unsupported
-from archivist.agent.claims import CheckedAnswer, check_answer
+from archivist.agent.claims import CheckedAnswer, check_answer, veto_claims
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
@@ -36,6 +36,7 @@ from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import StepKind, emit_step, message_text, report_step, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.units import QueryEmbedder
+from archivist.agent.verifier import model_verifier
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -90,6 +91,7 @@ class ConversationNodes:
         self.summary_words = max(50, settings.agent.memory_summary_tokens * 3 // 4)
         self.max_sub_questions = settings.agent.max_sub_questions
         self.max_clarifications = settings.agent.max_clarifications
+        self.verify = model_verifier(llm) if policy.verify_claims else None
 
     @timed("memory")
     def memory(self, state: AgentState) -> dict[str, Any]:
@@ -284,6 +286,10 @@ class ConversationNodes:
                     prune_citations, text, checked, unit_texts, state.question,
                     "{} citations dropped: their passages add nothing to the sentence another "
                     "cited passage states")
+            if self.verify is not None and (vetoed := veto_claims(checked, unit_texts,
+                                                                   self.verify)):
+                emit_step(StepKind.CLAIMS, f"{vetoed} sentences the model found their passages "
+                          "do not state")
             text, sources, claims = cite_sources(text, checked, units)
             unsupported = len(checked.unsupported)
             if checked.claims:

@@ -297,3 +297,14 @@ def says_nothing(answer: str) -> bool:
     table row "Paid memberships at end of period [2017: 57,834; ...]".
     """
     return not re.search(r"\w", _CITATION.sub("", answer))
+
+
+VERIFY_SYSTEM = f"""You check one statement against passages quoted from the user's
+documents. {NOT_INSTRUCTIONS}
+Reply with one word: yes when the passages state what the statement says, no when they
+do not say it or say something else."""
+
+VERIFY_USER = """{passages}
+
+Statement: {claim}
+Do the passages state this? Answer yes or no."""

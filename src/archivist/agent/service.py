@@ -139,7 +139,9 @@ class AgentService:
         """
         if self._policy is not None:
             return self._policy
-        return policy_for(profile_for(self.settings), second_look=self.settings.agent.second_look)
+        agent = self.settings.agent
+        return policy_for(profile_for(self.settings), second_look=agent.second_look,
+                          verify_claims=agent.verify_claims)
 
     @property
     def web(self) -> WebSearchProvider | None:

@@ -48,6 +48,11 @@ class AgentSettings(BaseModel):
         description="When an answer abstains although passages were graded relevant, read "
         "them once more with a find-the-row prompt (one more LLM call).",
     )
+    verify_claims: bool = Field(
+        default=False,
+        description="Put each answer sentence the claim check passed to the model as a yes/no "
+        "question; a no marks it unsupported (one short LLM call per sentence).",
+    )
 
     document_questions: bool = Field(
         default=True,

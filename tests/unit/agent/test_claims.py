@@ -188,3 +188,10 @@ def test_a_question_asking_for_a_verdict_lends_the_claim_none_of_its_words() -> 
     # a question asking what: its words are given (the unit need not repeat them)
     assert missing_facts("The English musician was born in 1958.", unit,
                          "In what year was the English musician of Level 42 born?") == []
+
+
+def test_a_verification_reply_vetoes_only_when_it_says_no() -> None:
+    from archivist.agent.verifier import says_no
+    assert says_no("No") and says_no("no.") and says_no("**No**, the passage") and says_no(" NO")
+    assert not says_no("Yes") and not says_no("Nothing") and not says_no("") \
+        and not says_no("Not sure")

@@ -77,6 +77,10 @@ class Policy:
     #: model call); a passage found, linked to a cited one, that backs it is cited too
     #: (``research/support.py``). It checks a claim, never writes one: every profile.
     search_support: bool = True
+    #: each sentence the claim check passed is put to the model as a yes/no question,
+    #: which may veto it (``verifier.py``): one short call per sentence, off unless the
+    #: ``verify_claims`` setting turns it on
+    verify_claims: bool = False
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
@@ -119,11 +123,16 @@ SMALL = Policy(
 CAPABLE = Policy()
 
 
-def policy_for(profile: ModelProfile = DEFAULT_PROFILE, *, second_look: bool = True) -> Policy:
-    """The policy for a model with ``profile`` (``second_look``: the setting, on or off)."""
-    if not profile.small:
-        return CAPABLE
-    return SMALL if second_look else replace(SMALL, second_look=False)
+def policy_for(profile: ModelProfile = DEFAULT_PROFILE, *, second_look: bool = True,
+               verify_claims: bool = False) -> Policy:
+    """The policy for a model with ``profile``.
+
+    ``second_look`` and ``verify_claims`` are the settings of those names, on or off.
+    """
+    policy = SMALL if profile.small else CAPABLE
+    if profile.small and not second_look:
+        policy = replace(policy, second_look=False)
+    return replace(policy, verify_claims=True) if verify_claims else policy
 
 
 __all__ = ["CAPABLE", "SMALL", "Policy", "policy_for"]

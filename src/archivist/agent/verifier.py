@@ -1,0 +1,47 @@
+"""A yes/no verification call per sentence the claim check passed (``verify_claims``).
+
+The checks in ``claims.py`` and ``verdicts.py`` are code: they see that a sentence's names,
+numbers and words are in the passages it cites, not that the passages say it of the same
+thing ("whose godfather is Carl Philipp Emanuel Bach" over a passage that names him as the
+manuscript's copyist). A model that reads well can tell; the call is short (the sentence
+and its cited units, a one-word reply) and only vetoes: a reply other than "no" leaves
+the sentence as the code found it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from archivist.agent import prompts
+from archivist.agent.quoting import quote_data
+from archivist.agent.steps import message_text
+from archivist.llm.structured import reply_capped
+
+#: Reply tokens of a verification call: one word, with room for a model's "No." or "yes,".
+VERIFY_TOKENS = 4
+
+
+def model_verifier(llm: BaseChatModel) -> Callable[[str, list[str]], bool]:
+    """``verify(claim, cited units)``: False only when the model answers no."""
+    capped = reply_capped(llm, VERIFY_TOKENS)
+
+    def verify(claim: str, cited: list[str]) -> bool:
+        passages = "\n".join(f'<passage n="{n}">\n{quote_data(text)}\n</passage>'
+                             for n, text in enumerate(cited, start=1))
+        reply = capped.invoke([
+            SystemMessage(prompts.VERIFY_SYSTEM),
+            HumanMessage(prompts.VERIFY_USER.format(passages=passages,
+                                                    claim=quote_data(claim))),
+        ])
+        return not says_no(message_text(reply.content))
+
+    return verify
+
+
+def says_no(reply: str) -> bool:
+    """Whether a verification reply is a no ("No", "no.", "NO, the passage ...")."""
+    words = reply.strip().lstrip("*\"'` ").split(maxsplit=1)
+    return bool(words) and words[0].strip(".,!:;*\"'`").lower() == "no"
