@@ -39,3 +39,15 @@ def unit_number(messages: list[Any], words: str) -> int | None:
         if words in body:
             return int(n)
     return None
+
+
+def verifier_says(word: str, asked: list[str]):
+    """A model that answers ``word`` to each verification call, recording the statement."""
+    def rule(messages: list[Any], info: Any) -> str | None:
+        if "Do the passages state this?" not in str(messages[-1].content):
+            return None
+        asked.append(str(messages[-1].content).rsplit("Statement: ", 1)[1].split("\n")[0])
+        return word
+
+    return rule
+

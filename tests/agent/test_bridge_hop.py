@@ -9,9 +9,10 @@ from dataclasses import replace
 
 import pytest
 from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, run, source_names, steps
+from tests.agent.helpers import done, run, source_names, steps, verifier_says
 
 from archivist.agent.policy import SMALL
+from archivist.agent.prompts import abstains
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
@@ -380,3 +381,21 @@ def test_a_year_still_unnamed_after_the_hop_abstains_without_a_call(
     (years,) = steps(events, "years_not_covered")
     assert "not asked of the model" in years["detail"]
     assert done(events)["answer"].startswith("The documents do not contain anything for 2015")
+
+
+def test_a_small_model_puts_a_sentence_that_leans_on_a_bridge_to_the_model(
+        make_service, library: Application) -> None:
+    # the cited unit is Varga's article, which does not name the observatory asked about
+    asked: list[str] = []
+    events = run(make_service(ScriptedChatModel(rules=[verifier_says("No", asked),
+                                                       _writer("answer")]),
+                              library=library, checks=SMALL), QUESTION)
+    assert asked == ["Ilse Varga was born in 1931."]
+    assert abstains(done(events)["answer"])  # vetoed: no sentence left to show
+    assert any("the model found" in s["detail"] for s in steps(events, "claims"))
+
+    asked.clear()
+    events = run(make_service(ScriptedChatModel(rules=[verifier_says("Yes", asked),
+                                                       _writer("answer")]),
+                              library=library, checks=SMALL), QUESTION)
+    assert asked and "1931" in done(events)["answer"]

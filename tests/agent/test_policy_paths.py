@@ -5,7 +5,7 @@ every check. Only the LLM is scripted; library, embedder and search are real."""
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, run, source_names, steps
+from tests.agent.helpers import done, run, source_names, steps, verifier_says
 
 from archivist.agent.prompts import ABSTAIN_PREFIX, abstains
 from archivist.agent.state import QuestionAnalysis, RelevanceGrades
@@ -99,17 +99,6 @@ def test_only_a_capable_writer_is_offered_the_way_out(make_service) -> None:
         assert (ABSTAIN_PREFIX in str(writer.messages[0].content)) is offered, policy
 
 
-def verifier_says(word: str, asked: list[str]):
-    """A model that answers ``word`` to each verification call, recording the statement."""
-    def rule(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if "Do the passages state this?" not in str(messages[-1].content):
-            return None
-        asked.append(str(messages[-1].content).rsplit("Statement: ", 1)[1].split("\n")[0])
-        return word
-
-    return rule
-
-
 def test_the_verify_claims_setting_puts_each_checked_sentence_to_the_model(
         make_service) -> None:
     asked: list[str] = []
@@ -131,3 +120,4 @@ def test_the_verify_claims_setting_puts_each_checked_sentence_to_the_model(
     events = run(make_service(unasked, policy="small", strategy="pipeline"),
                  "How do I install PostgreSQL?")
     assert asked == [] and "apt install postgresql" in done(events)["answer"]
+

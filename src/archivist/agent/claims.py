@@ -300,11 +300,17 @@ def check_answer(
 
 
 def veto_claims(checked: CheckedAnswer, units: Sequence[str],
-                verify: Callable[[str, list[str]], bool]) -> int:
-    """Each supported claim put to ``verify``; a veto marks it unsupported. Returns the vetoes."""
+                verify: Callable[[str, list[str]], bool],
+                only: Callable[[Claim], bool] = lambda claim: True) -> int:
+    """How many supported claims ``verify`` vetoed, each marked unsupported.
+
+    Only the claims ``only`` picks are put to it.
+    """
     vetoed = 0
     for claim in checked.claims:
-        if claim.supported and not verify(claim.text, [units[n - 1] for n in claim.citations]):
+        if not claim.supported or not only(claim):
+            continue
+        if not verify(claim.text, [units[n - 1] for n in claim.citations]):
             claim.supported = False
             claim.reason = "the verifier found the cited passages do not say this"
             vetoed += 1

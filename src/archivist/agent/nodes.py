@@ -26,7 +26,7 @@ from archivist.agent.claims import CheckedAnswer, check_answer, veto_claims
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import cites_the_subject, without_markup
+from archivist.agent.policy.answer import cites_the_subject, leaps, without_markup
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.question import Asked, review
 from archivist.agent.quoting import one_line, quote_attr, quote_data
@@ -91,7 +91,8 @@ class ConversationNodes:
         self.summary_words = max(50, settings.agent.memory_summary_tokens * 3 // 4)
         self.max_sub_questions = settings.agent.max_sub_questions
         self.max_clarifications = settings.agent.max_clarifications
-        self.verify = model_verifier(llm) if policy.verify_claims else None
+        self.verify = model_verifier(llm) if policy.verify_claims or policy.verify_leaps \
+            else None
 
     @timed("memory")
     def memory(self, state: AgentState) -> dict[str, Any]:
@@ -286,8 +287,9 @@ class ConversationNodes:
                     prune_citations, text, checked, unit_texts, state.question,
                     "{} citations dropped: their passages add nothing to the sentence another "
                     "cited passage states")
-            if self.verify is not None and (vetoed := veto_claims(checked, unit_texts,
-                                                                   self.verify)):
+            if self.verify is not None and (vetoed := veto_claims(
+                    checked, unit_texts, self.verify, only=lambda claim: self.policy.verify_claims
+                    or leaps(state.question, [units[n - 1] for n in claim.citations]))):
                 emit_step(StepKind.CLAIMS, f"{vetoed} sentences the model found their passages "
                           "do not state")
             text, sources, claims = cite_sources(text, checked, units)

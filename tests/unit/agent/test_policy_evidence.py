@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from archivist.agent.policy.answer import (
     cites_the_subject,
+    leaps,
     needs_second_look,
     quote_cited,
     without_markup,
@@ -254,3 +255,15 @@ def test_the_answer_query_names_what_the_answer_adds_to_the_question() -> None:
     assert query.split()[:2] == ["Mira", "Tolven"] and "Jade" not in query
     assert "starred" in query.split() and "[1]" not in query
     assert answer_query(question, "The Jade Lantern Caper is a comedy [1].") == ""
+
+
+def test_a_claim_leaps_when_its_passages_span_sections_or_miss_a_subject() -> None:
+    question = "In what year was the founder of the Zelmar Observatory born?"
+    founded = _evidence("The Zelmar Observatory was founded by Ilse Varga in 1968.", parent="p1")
+    born = _evidence("Ilse Varga (born 1931) was an astronomer.", parent="p2")
+    assert not leaps(question, [founded])  # one section, naming the subject
+    assert leaps(question, [founded, born])  # two sections joined
+    assert leaps(question, [born])  # the observatory is in none of them
+    # the document's name counts as naming it, as for every subject check
+    row = _evidence("| Streaming revenues | 11,692,713 |", document="netflix-10k.pdf")
+    assert not leaps("What were Netflix's streaming revenues?", [row])

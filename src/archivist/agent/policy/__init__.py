@@ -81,6 +81,10 @@ class Policy:
     #: which may veto it (``verifier.py``): one short call per sentence, off unless the
     #: ``verify_claims`` setting turns it on
     verify_claims: bool = False
+    #: only the sentences that join facts across sections, or whose passages leave a
+    #: subject of the question unnamed (``answer.leaps``), are put to that call: where the
+    #: code checks are blind, and not on a plain question's one-section answer
+    verify_leaps: bool = False
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
@@ -113,7 +117,7 @@ class Policy:
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, bridge_hop=True, answer_hop=True, quote_pointed=True,
-    year_check=True,
+    year_check=True, verify_leaps=True,
     subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
     answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
