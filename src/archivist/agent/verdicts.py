@@ -24,15 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from archivist.agent.policy.question import asks_to_judge
-from archivist.stopwords import STOP_WORDS
+from archivist.agent.policy.subjects import mentions, offered_subjects, own_words
 
-_CAPITALISED = r"[A-Z][\w'’.!-]*"
-#: A name: capitalised words, with small joining words inside ("Pick Me Up", "Bank of Ireland").
-_NAME = rf"{_CAPITALISED}(?:\s+(?:of|the|de|da|von|van|del|la|and)?\s*{_CAPITALISED})*"
-_OFFERED = re.compile(
-    rf"(?:\bthe\s+)?({_NAME})\s*,?\s+(?:or|and|than|versus|vs\.?)\s+(?:the\s+)?({_NAME})"
-)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _YEAR = re.compile(r"(?<!\d)(1[0-9]\d\d|20\d\d)(?!\d)")
 _NEGATION = re.compile(r"\b(not|no|neither|nor|never|none|\w+n't)\b", re.IGNORECASE)
@@ -53,47 +46,6 @@ WEIGHED = frozenset([
 #: Words of a verdict's frame, never a property: "Yes, ...", "... than ...", "... of the two".
 _FRAME = frozenset(["yes", "than", "two", "one", "each", "also", "too", "either", "was",
                     "were", "is", "are", "has", "have", "had", "both", "same"])
-
-
-def offered_subjects(question: str) -> list[str]:
-    """The names a question that asks for a verdict offers, joined by "or" or "and".
-
-    "Which singer is American, Mark King or Nick Hexum?" offers ``Mark King`` and ``Nick
-    Hexum``; a question that offers fewer than two (or asks for no verdict) offers none.
-    """
-    if not asks_to_judge(question):
-        return []
-    found: list[str] = []
-    for match in _OFFERED.finditer(question):
-        for name in match.groups():
-            words = name.strip(" ,.?!").split()
-            while words and words[0].lower() in _QUESTION_OPENERS:
-                words = words[1:]  # "Are Watertown ... Airport": the question's own verb
-            if words:
-                found.append(" ".join(words))
-    return list(dict.fromkeys(found)) if len(set(found)) >= 2 else []
-
-
-_QUESTION_OPENERS = frozenset(["which", "who", "what", "are", "is", "was", "were", "do",
-                               "does", "did", "can", "has", "have", "had", "the", "a", "an"])
-
-
-def _distinct_words(subjects: Sequence[str]) -> dict[str, set[str]]:
-    """Each subject's own words: those no other subject shares, stop words left out."""
-    words = {s: {w.strip("'’.!-").lower() for w in _WORD.findall(s)} - STOP_WORDS
-             for s in subjects}
-    out = {}
-    for subject, own in words.items():
-        others = set().union(*(w for s, w in words.items() if s != subject))
-        out[subject] = {w for w in own - others if len(w) > 1}
-    return out
-
-
-def _names(text: str, words: set[str]) -> bool:
-    """Whether ``text`` names a subject: one of its own words, capitalised, as a whole word."""
-    return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.IGNORECASE)
-               and re.search(rf"(?<![\w-]){re.escape(w[0].upper() + w[1:])}", text)
-               for w in words)
 
 
 def _first_mention(text: str, words: set[str]) -> int:
@@ -122,11 +74,11 @@ def verdict_problem(
     subjects = offered_subjects(question)
     if not subjects or not cited:
         return ""
-    own = _distinct_words(subjects)
+    own = own_words(subjects)
     if any(not words for words in own.values()):
         return ""  # two subjects that only differ by a stop word: no telling them apart
     words = {w.lower() for w in _WORD.findall(claim)}
-    about = sorted((s for s in subjects if _names(claim, own[s])),
+    about = sorted((s for s in subjects if mentions(claim, own[s])),
                    key=lambda s: _first_mention(claim, own[s]))
     timed = words & (EARLIER | LATER)
     weighed = words & WEIGHED
@@ -136,12 +88,12 @@ def verdict_problem(
         return ""
     if timed or weighed:
         about = about + [s for s in subjects if s not in about]  # judged against them all
-    units_of = {s: [u for u in cited if _names(u, own[s])] for s in about}
+    units_of = {s: [u for u in cited if mentions(u, own[s])] for s in about}
     unnamed = [s for s in about if not units_of[s]]
     if unnamed:
         return f"no cited passage names {', '.join(unnamed)}"
     if weighed:
-        if not any(all(_names(u, own[s]) for s in about)
+        if not any(all(mentions(u, own[s]) for s in about)
                    and words & weighed & {w.lower() for w in _WORD.findall(u)} for u in cited):
             return f"no cited passage compares {' and '.join(about)}"
         return ""

@@ -20,6 +20,7 @@ from archivist.agent.policy.evidence import (
     grounded_query,
     keyword_query,
     names_section,
+    offered_sections,
     on_subject,
     restates,
     score_gate,
@@ -267,3 +268,18 @@ def test_a_claim_leaps_when_its_passages_span_sections_or_miss_a_subject() -> No
     # the document's name counts as naming it, as for every subject check
     row = _evidence("| Streaming revenues | 11,692,713 |", document="netflix-10k.pdf")
     assert not leaps("What were Netflix's streaming revenues?", [row])
+
+
+def test_each_subject_a_question_offers_keeps_its_best_passage() -> None:
+    question = "Which band was formed first, The Exies or Circus Diablo?"
+    diablo = _evidence("Circus Diablo is an American rock band, formed in early 2006 by Billy "
+                       "Morrison. The band was formed first as a side project.", parent="p1",
+                       headings=["Circus Diablo"])
+    exies = _evidence("The Exies were an American rock band from Los Angeles, formed in 1997.",
+                      parent="p2", headings=["The Exies"])
+    other = _evidence("Fuel is an American rock band.", parent="p3", headings=["Fuel"])
+    kept, dropped = score_gate(question, [diablo, other, exies])
+    assert exies in kept and diablo in kept and other in dropped
+    assert offered_sections(question, [diablo, other, exies]) == {"p1", "p2"}
+    # a question that offers nothing keeps by its words alone
+    assert offered_sections("Which band was formed in 2006?", [diablo, exies]) == set()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from archivist.agent.claims import check_claim, holds_property
-from archivist.agent.verdicts import offered_subjects, verdict_problem
+from archivist.agent.policy.subjects import offered_subjects
+from archivist.agent.verdicts import verdict_problem
 
 BANDS = "Which band was formed first, The Exies or Circus Diablo?"
 EXIES = "The Exies were an American rock band from Los Angeles, California, formed in 1997."

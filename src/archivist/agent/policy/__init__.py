@@ -7,6 +7,8 @@ The checks are pure functions grouped by stage:
   rewrite that loses the question, ...);
 * ``depth.py``: how deep a question goes (a direct reply, one step, several steps), and
   whether it needs an analysis call at all;
+* ``subjects.py``: the subjects a question offers to judge between, for the gate, the
+  unit selection and the claim check (``verdicts.py``);
 * ``evidence.py``: which passages count as evidence (named subjects, the search-score
   gate that replaces relevance grading on small models, queries worth running);
 * ``answer.py``: what is checked before an answer is shown (a second look at an

@@ -3,6 +3,10 @@
 * :func:`on_subject`: whether passages mention the question's named subjects. A grader
   may keep a footnote about the Australian Capital Territory for "What is the capital of
   Mongolia?"; passages that name none of the question's subjects are not evidence for it.
+* :func:`score_gate` keeps, for a question that offers subjects to judge between ("The
+  Exies or Circus Diablo?"), each one's best passage, and :func:`offered_sections` has
+  each one's best unit shown: the 1.5B run of 2026-12-04 kept Circus Diablo's page alone,
+  and the claim check then rightly refused any verdict.
 * :func:`grounded_query`: a rewritten or next-hop query must name something the question
   or the passages name.
 * :func:`restates`: a next hop that repeats a search, or restates the question, is not run.
@@ -19,6 +23,7 @@ from collections.abc import Collection, Iterable
 
 from archivist.agent.claims import strip_citations
 from archivist.agent.policy.question import subject_terms, word_kept
+from archivist.agent.policy.subjects import mentions, offered_subjects, own_words
 from archivist.agent.state import Evidence
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words
 
@@ -177,7 +182,37 @@ def score_gate(
             kept.append(item)
         else:
             dropped.append(item)
+    for words in own_words(offered_subjects(question)).values():
+        if not words or any(_names_subject(item, words) for item in kept):
+            continue
+        found = next((item for item in dropped if _titled(item, words)), None) or next(
+            (item for item in dropped if _names_subject(item, words)), None)
+        if found is not None:  # "The Exies or Circus Diablo?": each one's best passage
+            kept.append(found)
+            dropped.remove(found)
     return kept, dropped
+
+
+def _titled(item: Evidence, words: set[str]) -> bool:
+    """Whether a passage's section title names a subject (by its own words)."""
+    headings = item.get("heading_path") or []
+    return bool(headings) and mentions(headings[-1], words)
+
+
+def _names_subject(item: Evidence, words: set[str]) -> bool:
+    return _titled(item, words) or mentions(item.get("text", ""), words)
+
+
+def offered_sections(question: str, evidence: Iterable[Evidence]) -> set[str]:
+    """The sections (parent ids) whose title names a subject the question offers to judge.
+
+    Their best units are shown to the writer whatever their score: "Which band was formed
+    first, The Exies or Circus Diablo?" needs each band's founding year, and the question
+    shares most of its words with one band's page.
+    """
+    subjects = [w for w in own_words(offered_subjects(question)).values() if w]
+    return {item["parent_id"] for item in evidence
+            if any(_titled(item, words) for words in subjects)}
 
 
 def bridge_query(question: str, pointed: Iterable[Evidence], names: int = BRIDGE_NAMES) -> str:

@@ -33,7 +33,12 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import BaseTool
 
 from archivist.agent import prompts
-from archivist.agent.policy.evidence import keyword_query, names_section, restates
+from archivist.agent.policy.evidence import (
+    keyword_query,
+    names_section,
+    offered_sections,
+    restates,
+)
 from archivist.agent.research.grading import Gate, GradeOutcome
 from archivist.agent.research.state import ResearchState
 from archivist.agent.state import Evidence, for_sub_question, graded_as
@@ -339,8 +344,9 @@ class Corrective:
         # after a hop, units are chosen for both searches: the bridge's facts share few
         # words with the question, so each section the hop found shows its best unit
         wanted = f"{state.sub_question}\n{state.hop_query}".strip()
+        each_of = {*state.hop_sections, *offered_sections(state.sub_question, evidence)}
         selection = select_units(wanted, evidence, self.embedder,
-                                 budget_tokens=self.unit_tokens, each_of=state.hop_sections)
+                                 budget_tokens=self.unit_tokens, each_of=each_of)
         emit_step(StepKind.EVIDENCE, f"{len(selection.units)} of {selection.considered} "
                   f"sentences, items and rows (about {selection.tokens()} tokens)",
                   sub_question=state.index)

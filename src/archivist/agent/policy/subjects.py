@@ -1,0 +1,67 @@
+"""The subjects a question offers to judge between, and whether a text names one.
+
+"Which singer is American, Mark King or Nick Hexum?" offers two subjects; an answer, a
+passage or a section title names one by its own words ("Hexum"), never by the words the
+subjects share ("International Airport" of two airports). The claim check reads a
+verdict subject by subject with them (``verdicts.py``), and the score gate and the unit
+selection keep each subject's best passage (``evidence.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from archivist.agent.policy.question import asks_to_judge
+from archivist.stopwords import STOP_WORDS
+
+_CAPITALISED = r"[A-Z][\w'’.!-]*"
+#: A name: capitalised words, with small joining words inside ("Pick Me Up", "Bank of Ireland").
+_NAME = rf"{_CAPITALISED}(?:\s+(?:of|the|de|da|von|van|del|la|and)?\s*{_CAPITALISED})*"
+_OFFERED = re.compile(
+    rf"(?:\bthe\s+)?({_NAME})\s*,?\s+(?:or|and|than|versus|vs\.?)\s+(?:the\s+)?({_NAME})"
+)
+
+
+def offered_subjects(question: str) -> list[str]:
+    """The names a question that asks for a verdict offers, joined by "or" or "and".
+
+    "Which singer is American, Mark King or Nick Hexum?" offers ``Mark King`` and ``Nick
+    Hexum``; a question that offers fewer than two (or asks for no verdict) offers none.
+    """
+    if not asks_to_judge(question):
+        return []
+    found: list[str] = []
+    for match in _OFFERED.finditer(question):
+        for name in match.groups():
+            words = name.strip(" ,.?!").split()
+            while words and words[0].lower() in _QUESTION_OPENERS:
+                words = words[1:]  # "Are Watertown ... Airport": the question's own verb
+            if words:
+                found.append(" ".join(words))
+    return list(dict.fromkeys(found)) if len(set(found)) >= 2 else []
+
+
+_QUESTION_OPENERS = frozenset(["which", "who", "what", "are", "is", "was", "were", "do",
+                               "does", "did", "can", "has", "have", "had", "the", "a", "an"])
+
+
+_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def own_words(subjects: Sequence[str]) -> dict[str, set[str]]:
+    """Each subject's own words: those no other subject shares, stop words left out."""
+    words = {s: {w.strip("'’.!-").lower() for w in _NAME_WORD.findall(s)} - STOP_WORDS
+             for s in subjects}
+    out = {}
+    for subject, own in words.items():
+        others = set().union(*(w for s, w in words.items() if s != subject))
+        out[subject] = {w for w in own - others if len(w) > 1}
+    return out
+
+
+def mentions(text: str, words: set[str]) -> bool:
+    """Whether ``text`` names a subject: one of its own words, capitalised, as a whole word."""
+    return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.IGNORECASE)
+               and re.search(rf"(?<![\w-]){re.escape(w[0].upper() + w[1:])}", text)
+               for w in words)
