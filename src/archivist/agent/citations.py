@@ -100,11 +100,13 @@ def union_support(
     wrong number. Else the cited units joined by the one other unit that completes them: a
     claim that joins two facts ("the man who resigned in 2000 was born in 1924") is held by
     two units, one for each. The joined units pass the test cited ones must pass: they hold
-    every number and name of the claim, and its support score (the best cosine of one of
-    them, averaged with their word coverage) reaches ``threshold``.
+    every number and name of the claim, its support score (the best cosine of one of
+    them, averaged with their word coverage) reaches ``threshold``, and a verdict between
+    the question's subjects holds subject by subject (``verdicts.py``).
     """
     single = best_support(claim, units, embedder, question=question, threshold=threshold)
-    if single is not None:
+    if single is not None and check_claim(claim, [single], units, embedder, question=question,
+                                          threshold=threshold).supported:
         return [single]
     base = [n for n in dict.fromkeys(cited) if 1 <= n <= len(units)]
     others = [n for n in range(1, len(units) + 1) if n not in base]
@@ -121,14 +123,20 @@ def union_support(
         vectors = embedder.embed_documents([claim, *(units[n - 1] for n in cosine)])
         cosine = {n: max(dot(vectors[0], v), 0.0) for n, v in zip(cosine, vectors[1:],
                                                                     strict=True)}
-    best, best_score = None, threshold
+    scored = []
     for n in candidates:
         coverage = word_coverage(claim, held + "\n" + units[n - 1])
         score = coverage if embedder is None else round(
             (max(cosine[m] for m in (*base, n)) + coverage) / 2, 4)
-        if score >= best_score:
-            best, best_score = n, score
-    return None if best is None else [*base, best]
+        if score >= threshold:
+            scored.append((score, n))
+    # the best pair that passes the whole check: "Sid Haig is the oldest [2]" is completed
+    # by Vic Darchinyan's unit, which gives his year, not by another on Haig
+    for _score, n in sorted(scored, key=lambda pair: (-pair[0], -pair[1])):
+        if check_claim(claim, [*base, n], units, embedder, question=question,
+                       threshold=threshold).supported:
+            return [*base, n]
+    return None
 
 
 def recite_unsupported(

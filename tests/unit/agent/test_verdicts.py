@@ -72,12 +72,12 @@ def test_the_same_thing_must_be_said_of_every_subject_and_named() -> None:
                    AIRPORTS) == ""
 
 
-def test_a_weighed_verdict_needs_a_passage_that_compares() -> None:
+def test_a_weighed_verdict_needs_each_subjects_passage() -> None:
     question = "Which plant is larger, the Pterocarya or the Cotula?"
     trees, herbs = "Pterocarya is a genus of trees.", "Cotula is a genus of small herbs."
-    assert "compares" in problem("Pterocarya is larger.", [trees, herbs], question)
-    both = "Pterocarya trees are larger than any Cotula herb."
-    assert problem("Pterocarya is larger.", [both], question) == ""
+    assert "Cotula" in problem("Pterocarya is larger.", [trees], question)
+    # code cannot weigh "trees" against "small herbs": that is the verification call's
+    assert problem("Pterocarya is larger.", [trees, herbs], question) == ""
 
 
 def test_a_claim_about_no_offered_subject_is_left_to_the_other_checks() -> None:
@@ -92,3 +92,14 @@ def test_the_claim_check_reports_why() -> None:
     assert claim.reason == "the cited passages on Mark King do not say this of it"
     assert check_claim("Nick Hexum is American [2].", [2], [KING, HEXUM], None,
                        question=SINGERS).supported
+
+
+def test_a_verdict_citing_one_subject_is_completed_by_the_others_passage() -> None:
+    from archivist.agent.citations import recite_unsupported
+    question = "Who is the oldest, Sid Haig or Vic Darchinyan?"
+    units = ["Vic Darchinyan (born 7 January 1976) is an Armenian professional boxer.",
+             "Sid Haig (born July 14, 1939) is an American actor.",
+             "Sid Haig's roles include Captain Spaulding in films of the 2000s."]
+    answer, changed = recite_unsupported("Sid Haig is the oldest, born in 1939 [2].", units,
+                                         None, question=question)
+    assert changed == 1 and answer == "Sid Haig is the oldest, born in 1939 [2][1]."
