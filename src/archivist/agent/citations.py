@@ -189,7 +189,9 @@ def needed_citations(
     unit is left out, weakest first, while the others still support the claim. Here a
     unit must hold the names the claim takes from the question too: "both A and B are
     British" needs the unit on A and the unit on B. A claim its citations do not support
-    keeps them all, to fail its check as written.
+    keeps them all, to fail its check as written, and so does a claim the pruned units
+    would not support with the question read: "Sid Haig is the oldest" needs Vic
+    Darchinyan's year beside Haig's, though Haig's unit holds every word of it.
     """
     def holds(numbers: Sequence[int], asked: str = "") -> Claim:
         return check_claim(claim, list(numbers), units, embedder, question=asked,
@@ -201,14 +203,14 @@ def needed_citations(
     cited = [n for n in cited if 1 <= n <= len(units)]  # a number naming no unit goes
     alone = {n: holds([n]) for n in cited}
     holders = [n for n in cited if alone[n].supported]
-    if holders:
+    if holders and holds(holders, question).supported:
         return holders
     kept = list(cited)
     for n in sorted(cited, key=lambda m: alone[m].score):
         rest = [m for m in kept if m != n]
         if rest and holds(rest).supported:
             kept = rest
-    return kept
+    return kept if holds(kept, question).supported else cited
 
 
 def prune_citations(

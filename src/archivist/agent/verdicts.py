@@ -89,7 +89,7 @@ def verdict_problem(
         return ""
     if timed or weighed:
         about = about + [s for s in subjects if s not in about]  # judged against them all
-    units_of = {s: [u for u in cited if mentions(u, own[s])] for s in about}
+    units_of = {s: [u for u in cited if mentions(u, own[s], every=True)] for s in about}
     unnamed = [s for s in about if not units_of[s]]
     if unnamed:
         return f"no cited passage names {', '.join(unnamed)}"

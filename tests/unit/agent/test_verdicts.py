@@ -103,3 +103,16 @@ def test_a_verdict_citing_one_subject_is_completed_by_the_others_passage() -> No
     answer, changed = recite_unsupported("Sid Haig is the oldest, born in 1939 [2].", units,
                                          None, question=question)
     assert changed == 1 and answer == "Sid Haig is the oldest, born in 1939 [2][1]."
+
+
+def test_a_passage_names_a_person_in_full_and_pruning_keeps_the_rivals_year() -> None:
+    from archivist.agent.citations import needed_citations
+    # "King" alone is not Mark King: the property must be said of him by name
+    kings = "King Charles was an American-born monarch."
+    assert "Mark King" in problem("Mark King is American.", [KING, kings], SINGERS)
+    # Haig's unit holds every word of the claim; Darchinyan's year is what makes it true
+    question = "Who is the oldest, Sid Haig or Vic Darchinyan?"
+    units = ["Vic Darchinyan (born 7 January 1976) is an Armenian professional boxer.",
+             "Sid Haig (born July 14, 1939) is the oldest of the cast, an American actor."]
+    assert needed_citations("Sid Haig is the oldest, born in 1939.", [2, 1], units, None,
+                            question=question) == [2, 1]

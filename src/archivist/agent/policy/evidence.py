@@ -200,7 +200,7 @@ def _titled(item: Evidence, words: set[str]) -> bool:
 
 
 def _names_subject(item: Evidence, words: set[str]) -> bool:
-    return _titled(item, words) or mentions(item.get("text", ""), words)
+    return _titled(item, words) or mentions(item.get("text", ""), words, every=True)
 
 
 def offered_sections(question: str, evidence: Iterable[Evidence]) -> set[str]:

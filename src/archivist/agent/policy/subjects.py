@@ -60,8 +60,13 @@ def own_words(subjects: Sequence[str]) -> dict[str, set[str]]:
     return out
 
 
-def mentions(text: str, words: set[str]) -> bool:
-    """Whether ``text`` names a subject: one of its own words, capitalised, as a whole word."""
-    return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.IGNORECASE)
-               and re.search(rf"(?<![\w-]){re.escape(w[0].upper() + w[1:])}", text)
-               for w in words)
+def mentions(text: str, words: set[str], *, every: bool = False) -> bool:
+    """Whether ``text`` names a subject by its own words, capitalised and whole.
+
+    One word will do, or with ``every`` each of them. A claim may call Mark King "King"; a
+    passage about him names him in full, and one that says "King" alone may be about a
+    king.
+    """
+    found = [bool(re.search(rf"(?<![\w-]){re.escape(w[0].upper() + w[1:])}(?![\w-])", text))
+             for w in words]
+    return bool(found) and (all(found) if every else any(found))
