@@ -36,6 +36,7 @@ from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import StepKind, emit_step, message_text, report_step, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.units import QueryEmbedder
+from archivist.agent.verdicts import judged_by_code
 from archivist.agent.verifier import model_verifier
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
@@ -289,7 +290,8 @@ class ConversationNodes:
                     "cited passage states")
             if self.verify is not None and (vetoed := veto_claims(
                     checked, unit_texts, self.verify, only=lambda claim: self.policy.verify_claims
-                    or leaps(state.question, [units[n - 1] for n in claim.citations]))):
+                    or (leaps(state.question, [units[n - 1] for n in claim.citations])
+                        and not judged_by_code(claim.text, state.question)))):
                 emit_step(StepKind.CLAIMS, f"{vetoed} sentences the model found their passages "
                           "do not state")
             text, sources, claims = cite_sources(text, checked, units)

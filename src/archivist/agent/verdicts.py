@@ -63,6 +63,24 @@ def _property(claim: str, subjects: Sequence[str]) -> str:
     return " ".join(kept)
 
 
+def judged_by_code(claim: str, question: str) -> bool:
+    """Whether :func:`verdict_problem` reads ``claim`` subject by subject in full.
+
+    So when the question offers subjects, the claim is about one of them (or all: "both",
+    "the same"), and its verdict is not one of size or amount. Such a claim is not put to
+    the verification call: asked whether "Sid Haig is the oldest" over Haig's "born 1939"
+    and Darchinyan's "born 1976", the 1.5B answered no; code had read the years.
+    """
+    subjects = offered_subjects(question)
+    own = own_words(subjects)
+    if not subjects or any(not words for words in own.values()):
+        return False
+    words = {w.lower() for w in _WORD.findall(claim)}
+    if words & WEIGHED:
+        return False
+    return bool(words & SAME) or any(mentions(claim, own[s]) for s in subjects)
+
+
 def verdict_problem(
     claim: str, cited: Sequence[str], question: str, *,
     holds: Callable[[str, Sequence[str]], bool],

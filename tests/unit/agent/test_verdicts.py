@@ -6,7 +6,7 @@ import pytest
 
 from archivist.agent.claims import check_claim, holds_property
 from archivist.agent.policy.subjects import offered_subjects
-from archivist.agent.verdicts import verdict_problem
+from archivist.agent.verdicts import judged_by_code, verdict_problem
 
 BANDS = "Which band was formed first, The Exies or Circus Diablo?"
 EXIES = "The Exies were an American rock band from Los Angeles, California, formed in 1997."
@@ -116,3 +116,12 @@ def test_a_passage_names_a_person_in_full_and_pruning_keeps_the_rivals_year() ->
              "Sid Haig (born July 14, 1939) is the oldest of the cast, an American actor."]
     assert needed_citations("Sid Haig is the oldest, born in 1939.", [2, 1], units, None,
                             question=question) == [2, 1]
+
+
+def test_only_a_verdict_code_cannot_read_goes_to_the_verification_call() -> None:
+    assert judged_by_code("Sid Haig is the oldest.", "Who is the oldest, Sid Haig or Vic "
+                          "Darchinyan?")
+    assert judged_by_code("Yes, both are in the same state, New York.", AIRPORTS)
+    assert not judged_by_code("Pterocarya is larger.", "Which plant is larger, the Pterocarya "
+                              "or the Cotula?")
+    assert not judged_by_code("Stephen King directed it.", "Who directed the film shot there?")

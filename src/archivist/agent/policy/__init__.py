@@ -85,7 +85,8 @@ class Policy:
     verify_claims: bool = False
     #: only the sentences that join facts across sections, or whose passages leave a
     #: subject of the question unnamed (``answer.leaps``), are put to that call: where the
-    #: code checks are blind, and not on a plain question's one-section answer
+    #: code checks are blind, and not on a plain question's one-section answer; a verdict
+    #: code read subject by subject (``verdicts.judged_by_code``) is not
     verify_leaps: bool = False
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
