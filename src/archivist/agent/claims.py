@@ -287,16 +287,12 @@ def check_answer(
     verify: Callable[[str, list[str]], bool] | None = None,
 ) -> CheckedAnswer:
     """Every claim of ``answer`` checked; ``verify`` (a yes/no model call) may veto a pass."""
-    claims = []
-    for sentence, citations in split_claims(answer):
-        claim = check_claim(sentence, citations, units, embedder, question=question,
-                            threshold=threshold)
-        cited = [units[n - 1] for n in claim.citations]
-        if claim.supported and verify is not None and not verify(claim.text, cited):
-            claim.supported = False
-            claim.reason = "the verifier found the cited passages do not say this"
-        claims.append(claim)
-    return CheckedAnswer(claims)
+    checked = CheckedAnswer([check_claim(sentence, citations, units, embedder,
+                                         question=question, threshold=threshold)
+                             for sentence, citations in split_claims(answer)])
+    if verify is not None:
+        veto_claims(checked, units, verify)
+    return checked
 
 
 def veto_claims(checked: CheckedAnswer, units: Sequence[str],

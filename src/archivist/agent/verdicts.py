@@ -42,7 +42,7 @@ WEIGHED = frozenset([
     "longer", "longest", "shorter", "shortest", "higher", "highest", "lower", "lowest",
     "more", "most", "less", "least", "fewer", "fewest", "greater", "greatest", "heavier",
     "heaviest", "wider", "widest", "deeper", "deepest", "faster", "fastest", "better",
-    "best", "worse", "worst", "bigger", "different",
+    "best", "worse", "worst", "different",
 ])
 #: Words of a verdict's frame, never a property: "Yes, ...", "... than ...", "... of the two".
 _FRAME = frozenset(["yes", "than", "two", "one", "each", "also", "too", "either", "was",
