@@ -20,6 +20,7 @@ from pathlib import Path
 from claims_calibrate import DEFAULT, load, precision_recall, scored
 
 from archivist.agent.claims import SUPPORT_THRESHOLD
+from archivist.agent.state import Evidence
 from archivist.agent.verifier import model_verifier
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.llm import make_chat_model
@@ -40,7 +41,9 @@ def main() -> None:
         passed = facts and score >= SUPPORT_THRESHOLD
         if passed:
             started = time.perf_counter()
-            passed = verify(pair["claim"], list(pair["evidence"]))
+            units = [Evidence(text=text, heading_path=[], document_name="passage")  # type: ignore[typeddict-item]
+                     for text in pair["evidence"]]
+            passed = verify(pair.get("question", ""), pair["claim"], units)
             seconds.append(time.perf_counter() - started)
             print(f"{'pass' if passed else 'VETO'} (labelled {label}): {pair['claim'][:90]}")
         # flagged when not passed: the same shape precision_recall reads

@@ -44,9 +44,10 @@ def unit_number(messages: list[Any], words: str) -> int | None:
 def verifier_says(word: str, asked: list[str]):
     """A model that answers ``word`` to each verification call, recording the statement."""
     def rule(messages: list[Any], info: Any) -> str | None:
-        if "Do the passages state this?" not in str(messages[-1].content):
+        text = str(messages[-1].content)
+        if "Do the passages state the statement above?" not in text:
             return None
-        asked.append(str(messages[-1].content).rsplit("Statement: ", 1)[1].split("\n")[0])
+        asked.append(text.split("<statement>\n", 1)[1].split("\n</statement>", 1)[0])
         return word
 
     return rule

@@ -291,12 +291,11 @@ def check_answer(
                                          question=question, threshold=threshold)
                              for sentence, citations in split_claims(answer)])
     if verify is not None:
-        veto_claims(checked, units, verify)
+        veto_claims(checked, lambda c: verify(c.text, [units[n - 1] for n in c.citations]))
     return checked
 
 
-def veto_claims(checked: CheckedAnswer, units: Sequence[str],
-                verify: Callable[[str, list[str]], bool],
+def veto_claims(checked: CheckedAnswer, verify: Callable[[Claim], bool],
                 only: Callable[[Claim], bool] = lambda claim: True) -> int:
     """How many supported claims ``verify`` vetoed, each marked unsupported.
 
@@ -306,7 +305,7 @@ def veto_claims(checked: CheckedAnswer, units: Sequence[str],
     for claim in checked.claims:
         if not claim.supported or not only(claim):
             continue
-        if not verify(claim.text, [units[n - 1] for n in claim.citations]):
+        if not verify(claim):
             claim.supported = False
             claim.reason = "the verifier found the cited passages do not say this"
             vetoed += 1

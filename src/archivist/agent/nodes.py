@@ -288,8 +288,11 @@ class ConversationNodes:
                     prune_citations, text, checked, unit_texts, state.question,
                     "{} citations dropped: their passages add nothing to the sentence another "
                     "cited passage states")
-            if self.verify is not None and (vetoed := veto_claims(
-                    checked, unit_texts, self.verify, only=lambda claim: self.policy.verify_claims
+            verify = self.verify
+            if verify is not None and (vetoed := veto_claims(
+                    checked, lambda claim: verify(state.question, claim.text,
+                                                  [units[n - 1] for n in claim.citations]),
+                    only=lambda claim: self.policy.verify_claims
                     or (leaps(state.question, [units[n - 1] for n in claim.citations])
                         and not judged_by_code(claim.text, state.question)))):
                 emit_step(StepKind.CLAIMS, f"{vetoed} sentences the model found their passages "

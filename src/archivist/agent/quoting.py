@@ -5,7 +5,8 @@ names, web results, earlier answers, the model's own notes and queries) passes t
 :func:`quote_data` or :func:`quote_attr` before it enters a prompt, so that it cannot
 
 - close the data block it sits in or open another one (``</passage>``,
-  ``<sub_answer ...>``, ``<history>``: every tag-like ``<`` becomes ``&lt;``);
+  ``<sub_answer ...>``, ``<history>``, ``<statement>``: every tag-like ``<`` becomes
+  ``&lt;``);
 - pose as a chat-template turn (``<|im_start|>system``, ``<|eot_id|>``: same rule);
 - add a line the prompts use as structure (``Question: ...``);
 - break out of a header attribute (``"``, ``<``, ``>`` and line breaks in names).

@@ -17,24 +17,30 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from archivist.agent import prompts
 from archivist.agent.quoting import quote_data
+from archivist.agent.state import Evidence
 from archivist.agent.steps import message_text
+from archivist.agent.tools import numbered_block
 from archivist.llm.structured import reply_capped
 
 #: Reply tokens of a verification call: one word, with room for a model's "No." or "yes,".
 VERIFY_TOKENS = 4
 
 
-def model_verifier(llm: BaseChatModel) -> Callable[[str, list[str]], bool]:
-    """``verify(claim, cited units)``: False only when the model answers no."""
+def model_verifier(llm: BaseChatModel) -> Callable[[str, str, list[Evidence]], bool]:
+    """``verify(question, claim, cited units)``: False only when the model answers no.
+
+    The units are shown as the writer saw them (``<passage n=... section=...>``), the
+    statement in its own data block: both are untrusted text.
+    """
     capped = reply_capped(llm, VERIFY_TOKENS)
 
-    def verify(claim: str, cited: list[str]) -> bool:
-        passages = "\n".join(f'<passage n="{n}">\n{quote_data(text)}\n</passage>'
-                             for n, text in enumerate(cited, start=1))
+    def verify(question: str, claim: str, cited: list[Evidence]) -> bool:
+        passages = "\n".join(numbered_block(n, item) for n, item in enumerate(cited, start=1))
         reply = capped.invoke([
             SystemMessage(prompts.VERIFY_SYSTEM),
-            HumanMessage(prompts.VERIFY_USER.format(passages=passages,
-                                                    claim=quote_data(claim))),
+            HumanMessage(prompts.VERIFY_USER.format(
+                passages=passages, question=quote_data(" ".join(question.split())),
+                claim=quote_data(claim))),
         ])
         return not says_no(message_text(reply.content))
 

@@ -27,6 +27,8 @@ Each call is answered by, in order:
    - tools offered, including ``search_documents``, and no tool result yet: search with
      the question; tool results already there and the prompt asking for a single word
      once enough is gathered (``reply with the single word "DONE"``): that word;
+   - a ``<statement>`` block in the last message (a yes/no check): "yes" when the
+     passages hold at least half its content words, else "no";
    - ``<sub_answer>`` blocks in the last message: join their texts;
    - ``<passage>`` blocks anywhere: quote the passage sharing most words with the question
      (ties: the earlier, better-ranked one) with its citation ``[document, pages]``; when no

@@ -35,6 +35,8 @@ _PASSAGE = re.compile(r"<passage ([^>]*)>\n?(.*?)\n?</passage>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _QUOTED_NOTE = re.compile(r'^According to [^:\n]+: ".*" \[[^\]]+\]$', re.M)
 _SUB_ANSWER = re.compile(r"<sub_answer[^>]*>\n?(.*?)\n?</sub_answer>", re.S)
+#: A yes/no check of one statement against passages: the ``<statement>`` block.
+_STATEMENT = re.compile(r"<statement>\n?(.*?)\n?</statement>", re.S)
 
 
 @dataclass
@@ -165,6 +167,11 @@ def default_reply(messages: list[BaseMessage], info: CallInfo) -> Reply:
         if done:
             return done
     last = str(messages[-1].content) if messages else ""
+    statement = _STATEMENT.search(last)
+    if statement:  # yes when the passages hold at least half the statement's words
+        wanted = content_words(statement.group(1))
+        held = content_words(" ".join(body for _, body in passages_in(messages)))
+        return "yes" if len(wanted & held) * 2 >= len(wanted) else "no"
     parts = _SUB_ANSWER.findall(last)
     if parts:
         return "\n\n".join(p.strip() for p in parts)
