@@ -160,9 +160,8 @@ def recite_unsupported(
             continue
         numbers = union_support(text, citations, units, embedder, question=question,
                                 threshold=threshold)
-        if numbers is None or not check_claim(text, numbers, units, embedder, question=question,
-                                              threshold=threshold).supported:
-            continue  # e.g. Nick Hexum's unit joined to say "Mark King is American"
+        if numbers is None:  # what it returns passes the whole check, verdicts included
+            continue
         answer = cite_again(answer, sentence, numbers)
         given += 1
     return answer, given

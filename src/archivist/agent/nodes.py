@@ -22,7 +22,7 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.citations import attribute_uncited, prune_citations, recite_unsupported
-from archivist.agent.claims import CheckedAnswer, check_answer, veto_claims
+from archivist.agent.claims import CheckedAnswer, Claim, check_answer, veto_claims
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
@@ -32,7 +32,7 @@ from archivist.agent.policy.question import Asked, review
 from archivist.agent.quoting import one_line, quote_attr, quote_data
 from archivist.agent.research.state import ResearchInput
 from archivist.agent.sources import build_sources
-from archivist.agent.state import AgentState, QuestionAnalysis
+from archivist.agent.state import AgentState, Evidence, QuestionAnalysis
 from archivist.agent.steps import StepKind, emit_step, message_text, report_step, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.units import QueryEmbedder
@@ -234,6 +234,27 @@ class ConversationNodes:
         emit_step(StepKind.CLAIMS, said.format(changed))
         return text, check_answer(text, unit_texts, self.embedder, question=question)
 
+    def _vetoed(self, checked: CheckedAnswer, question: str, units: list[Evidence]) -> int:
+        """How many supported claims the verification call vetoed (none without one).
+
+        Every claim goes to it with ``verify_claims``; on the small policy only those the
+        code checks are blind to: a join across sections or an unnamed subject
+        (``leaps``), unless a verdict code read subject by subject.
+        """
+        verify = self.verify
+        if verify is None:
+            return 0
+
+        def cited(claim: Claim) -> list[Evidence]:
+            return [units[n - 1] for n in claim.citations]
+
+        def blind(claim: Claim) -> bool:
+            return self.policy.verify_claims or (
+                leaps(question, cited(claim)) and not judged_by_code(claim.text, question))
+
+        return veto_claims(checked, lambda claim: verify(question, claim.text, cited(claim)),
+                           only=blind)
+
     @timed("answer")
     def answer(self, state: AgentState) -> dict[str, Any]:
         """One answer: the lone sub-answer as is, or a composition; then every claim checked.
@@ -288,13 +309,7 @@ class ConversationNodes:
                     prune_citations, text, checked, unit_texts, state.question,
                     "{} citations dropped: their passages add nothing to the sentence another "
                     "cited passage states")
-            verify = self.verify
-            if verify is not None and (vetoed := veto_claims(
-                    checked, lambda claim: verify(state.question, claim.text,
-                                                  [units[n - 1] for n in claim.citations]),
-                    only=lambda claim: self.policy.verify_claims
-                    or (leaps(state.question, [units[n - 1] for n in claim.citations])
-                        and not judged_by_code(claim.text, state.question)))):
+            if vetoed := self._vetoed(checked, state.question, units):
                 emit_step(StepKind.CLAIMS, f"{vetoed} sentences the model found their passages "
                           "do not state")
             text, sources, claims = cite_sources(text, checked, units)

@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from archivist.agent.policy.subjects import NAME_WORD as _WORD
 from archivist.agent.policy.subjects import mentions, offered_subjects, own_words
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _YEAR = re.compile(r"(?<!\d)(1[0-9]\d\d|20\d\d)(?!\d)")
 _NEGATION = re.compile(r"\b(not|no|neither|nor|never|none|\w+n't)\b", re.IGNORECASE)
 #: Verdicts in time: the subject named first holds the earliest year (or the latest).

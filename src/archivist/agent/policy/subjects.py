@@ -46,12 +46,13 @@ _QUESTION_OPENERS = frozenset(["which", "who", "what", "are", "is", "was", "were
                                "does", "did", "can", "has", "have", "had", "the", "a", "an"])
 
 
-_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+#: A word of a name or a claim ("Woman's", "Saxby-Junna").
+NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 
 def own_words(subjects: Sequence[str]) -> dict[str, set[str]]:
     """Each subject's own words: those no other subject shares, stop words left out."""
-    words = {s: {w.strip("'’.!-").lower() for w in _NAME_WORD.findall(s)} - STOP_WORDS
+    words = {s: {w.strip("'’.!-").lower() for w in NAME_WORD.findall(s)} - STOP_WORDS
              for s in subjects}
     out = {}
     for subject, own in words.items():
