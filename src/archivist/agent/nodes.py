@@ -22,11 +22,16 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.citations import attribute_uncited, prune_citations, recite_unsupported
-from archivist.agent.claims import CheckedAnswer, Claim, check_answer, veto_claims
+from archivist.agent.claims import CheckedAnswer, Claim, check_answer, check_claim, veto_claims
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import cites_the_subject, leaps, without_markup
+from archivist.agent.policy.answer import (
+    bridge_citations,
+    cites_the_subject,
+    leaps,
+    without_markup,
+)
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.question import Asked, review
 from archivist.agent.quoting import one_line, quote_attr, quote_data
@@ -234,6 +239,19 @@ class ConversationNodes:
         emit_step(StepKind.CLAIMS, said.format(changed))
         return text, check_answer(text, unit_texts, self.embedder, question=question)
 
+    def _bridged(self, text: str, checked: CheckedAnswer, unit_texts: list[str],
+                 question: str, units: list[Evidence]) -> tuple[str, CheckedAnswer]:
+        """``text`` with its two-hop sentences citing both hops (``answer.bridge_citations``)."""
+        def supported(sentence: str, numbers: list[int]) -> bool:
+            return check_claim(sentence, numbers, unit_texts, self.embedder,
+                               question=question).supported
+
+        def mend(text: str, *_: object, **__: object) -> tuple[str, int]:
+            return bridge_citations(question, text, units, supported)
+
+        return self._mended(mend, text, checked, unit_texts, question,
+                            "{} sentences also cite the passages that link them to the question")
+
     def _vetoed(self, checked: CheckedAnswer, question: str, units: list[Evidence]) -> int:
         """How many supported claims the verification call vetoed (none without one).
 
@@ -309,6 +327,8 @@ class ConversationNodes:
                     prune_citations, text, checked, unit_texts, state.question,
                     "{} citations dropped: their passages add nothing to the sentence another "
                     "cited passage states")
+            if self.policy.bridge_citations:
+                text, checked = self._bridged(text, checked, unit_texts, state.question, units)
             if vetoed := self._vetoed(checked, state.question, units):
                 emit_step(StepKind.CLAIMS, f"{vetoed} sentences the model found their passages "
                           "do not state")

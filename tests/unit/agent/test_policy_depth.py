@@ -40,9 +40,10 @@ def test_the_policy_follows_the_profile() -> None:
     assert not any(value for key, value in CAPABLE.__dict__.items()
                    if key not in ("name", "unit_tokens", "document_answer_tokens",
                                   "recite_unsupported", "prune_citations",
-                                  "search_support"))
+                                  "search_support", "bridge_citations"))
     # mending where a citation points never changes what an answer says: every profile
     assert CAPABLE.recite_unsupported and SMALL.recite_unsupported
+    assert CAPABLE.bridge_citations and SMALL.bridge_citations
     assert CAPABLE.prune_citations and SMALL.prune_citations
     assert SMALL.unit_tokens < 1000 < CAPABLE.unit_tokens  # what the writer reads
     assert SMALL.document_answer_tokens < CAPABLE.document_answer_tokens

@@ -75,6 +75,10 @@ class Policy:
     #: what another cited unit states is dropped. Like ``recite_unsupported`` it changes
     #: only where an answer points, so every profile has it.
     prune_citations: bool = True
+    #: a sentence whose cited passages leave a subject of the question unnamed also cites
+    #: the passages that link them to it (``answer.bridge_citations``): a two-hop answer
+    #: shows both hops. It too changes only where an answer points: every profile.
+    bridge_citations: bool = True
     #: a sentence that names what its cited passages do not is searched for (one query, no
     #: model call); a passage found, linked to a cited one, that backs it is cited too
     #: (``research/support.py``). It checks a claim, never writes one: every profile.

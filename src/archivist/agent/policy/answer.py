@@ -14,6 +14,9 @@
   name every subject of the question, rests on a join code cannot judge; on a small model
   it is put to the verification call (on the labelled set the 1.5B vetoed 5 of the 15
   unsupported claims the code passed, and 1 of the 52 supported ones).
+* :func:`bridge_citations`: a sentence whose cited passages leave a subject of the question
+  unnamed also cites the passages that link them to it (:func:`bridges`): the 1.5B model
+  answered two-hop questions with the answer alone ("Latin [3]"), citing the second hop.
 * :func:`quote_cited`: an answer that is only citations becomes the sentences of the units
   it cites (the 1.5B model replied "[3]" with the answer in unit 3, and wrote nothing).
 * :func:`without_repeats`: a sentence said again is dropped (the 1.5B model wrote one
@@ -25,10 +28,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from archivist.agent.claims import defuse_citations, parse_citations, strip_citations
-from archivist.agent.policy.evidence import fully_on_subject, on_subject
+from archivist.agent.citations import cite_again
+from archivist.agent.claims import (
+    defuse_citations,
+    parse_citations,
+    split_claims,
+    strip_citations,
+)
+from archivist.agent.policy.evidence import fully_on_subject, on_subject, subjects_named
 from archivist.agent.policy.question import subject_terms
 from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence
@@ -112,6 +121,61 @@ def linked_to(cited: list[Evidence], seen: Iterable[Evidence]) -> list[Evidence]
                 (own := _titles([item])) and own.search(cited_text)):
             linked.append(item)
     return linked
+
+
+#: Passages a claim's citations are completed with, at most: the hops of a two-hop question.
+BRIDGE_UNITS = 2
+
+
+def bridges(question: str, cited: Sequence[Evidence], seen: Sequence[Evidence]) -> list[int]:
+    """The numbers (in ``seen``, from 1) of the passages that link ``cited`` to the question.
+
+    A two-hop answer cites the passage that states it ("Jane Roe wrote in Latin") and
+    leaves out the one that ties it to what was asked ("Book X is a novel by Jane Roe").
+    Of the passages :func:`linked_to` the cited ones, best match first, each that names a
+    subject of the question the chain does not yet name is taken, until every subject is
+    named or :data:`BRIDGE_UNITS` are taken.
+    """
+    terms = subject_terms(question)
+    chain = list(cited)
+    named = subjects_named(question, chain)
+    if not chain or named == terms:
+        return []
+    links = linked_to(chain, seen)
+    taken: list[int] = []
+    for number, item in enumerate(seen, 1):
+        if not any(item is link for link in links) or len(taken) >= BRIDGE_UNITS:
+            continue
+        more = subjects_named(question, [*chain, item])
+        if more - named:
+            chain.append(item)
+            named = more
+            taken.append(number)
+        if named == terms:
+            break
+    return taken
+
+
+def bridge_citations(question: str, answer: str, units: Sequence[Evidence],
+                     supported: Callable[[str, list[int]], bool]) -> tuple[str, int]:
+    """``answer`` with each supported sentence citing the passages that link it to the question.
+
+    ``supported(sentence, numbers)`` is the claim check. A sentence its own citations
+    support, and that stays supported with the links added, cites them too
+    (:func:`bridges`); the reader can follow the chain from what was asked to the answer.
+    Returns the answer and how many sentences were given links.
+    """
+    linked = 0
+    for sentence, _ in split_claims(answer):
+        own = [n for n in dict.fromkeys(parse_citations(sentence)) if 1 <= n <= len(units)]
+        if not own or sentence not in answer:
+            continue
+        extra = [n for n in bridges(question, [units[n - 1] for n in own], units)
+                 if n not in own]
+        if extra and supported(sentence, own) and supported(sentence, [*own, *extra]):
+            answer = cite_again(answer, sentence, [*own, *extra])
+            linked += 1
+    return answer, linked
 
 
 def _titles(items: Iterable[Evidence]) -> re.Pattern[str] | None:

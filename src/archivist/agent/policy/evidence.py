@@ -62,14 +62,17 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     terms = subject_terms(question)
     if not terms:
         return True
-    found = _named(terms, _mentioned(evidence))
-    return len(found) >= min(math.ceil(len(terms) / 2), 2)
+    return len(subjects_named(question, evidence)) >= min(math.ceil(len(terms) / 2), 2)
 
 
 def fully_on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     """Whether every named subject of the question appears in the passages."""
-    terms = subject_terms(question)
-    return _named(terms, _mentioned(evidence)) == terms
+    return subjects_named(question, evidence) == subject_terms(question)
+
+
+def subjects_named(question: str, evidence: Iterable[Evidence]) -> set[str]:
+    """The question's named subjects (lower-cased) the passages name."""
+    return _named(subject_terms(question), _mentioned(evidence))
 
 
 #: The shortest stem a named term may share with a word of a passage to count as named.
