@@ -68,3 +68,16 @@ def test_a_supported_two_hop_sentence_also_cites_its_first_hop() -> None:
     assert bridge_citations(QUESTION, "Latin.", units, _supported(units)) == ("Latin.", 0)
     on_subject = "The Salt Orchard is by Mara Quell [3]."
     assert bridge_citations(QUESTION, on_subject, units, _supported(units)) == (on_subject, 0)
+
+
+def test_only_the_subjects_a_sentence_names_are_linked_and_all_for_a_bare_answer() -> None:
+    seen = [UNRELATED, ANSWER_HOP, FIRST_HOP]
+    # a bare answer stands for "the answer to the question is ..."
+    assert bridges(QUESTION, [ANSWER_HOP], seen, "Latin") == [3]
+    # a sentence naming a subject the cited passage lacks is linked to it
+    assert bridges(QUESTION, [ANSWER_HOP], seen,
+                   "Mara Quell, author of The Salt Orchard, wrote in Latin") == [3]
+    # a short answer naming none of them stands for the answer too
+    assert bridges(QUESTION, [ANSWER_HOP], seen, "Mara Quell wrote in Latin") == [3]
+    # a longer sentence naming none is about something else ("She wrote a second book")
+    assert bridges(QUESTION, [ANSWER_HOP], seen, "She wrote all of her novels in Latin") == []

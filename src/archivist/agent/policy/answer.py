@@ -37,7 +37,12 @@ from archivist.agent.claims import (
     split_claims,
     strip_citations,
 )
-from archivist.agent.policy.evidence import fully_on_subject, on_subject, subjects_named
+from archivist.agent.policy.evidence import (
+    fully_on_subject,
+    on_subject,
+    subjects_in,
+    subjects_named,
+)
 from archivist.agent.policy.question import subject_terms
 from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence
@@ -125,33 +130,42 @@ def linked_to(cited: list[Evidence], seen: Iterable[Evidence]) -> list[Evidence]
 
 #: Passages a claim's citations are completed with, at most: the hops of a two-hop question.
 BRIDGE_UNITS = 2
+#: Words of a bare answer ("Latin", "Eddie "The Eagle" Edwards"), at most.
+BARE_WORDS = 5
 
 
-def bridges(question: str, cited: Sequence[Evidence], seen: Sequence[Evidence]) -> list[int]:
+def bridges(question: str, cited: Sequence[Evidence], seen: Sequence[Evidence],
+            claim: str = "") -> list[int]:
     """The numbers (in ``seen``, from 1) of the passages that link ``cited`` to the question.
 
     A two-hop answer cites the passage that states it ("Jane Roe wrote in Latin") and
     leaves out the one that ties it to what was asked ("Book X is a novel by Jane Roe").
-    Of the passages :func:`linked_to` the cited ones, best match first, each that names a
-    subject of the question the chain does not yet name is taken, until every subject is
-    named or :data:`BRIDGE_UNITS` are taken.
+    The subjects wanted are those of the question that ``claim`` names, or all of them
+    when it is a bare answer of at most :data:`BARE_WORDS` words naming none ("Latin"
+    stands for "the answer to the question is Latin"); a sentence about something else
+    ("She wrote a second book") needs no link to them. Of the passages
+    :func:`linked_to` the cited ones, best match first, each that names a wanted subject
+    the chain does not yet name is taken, until every wanted subject is named or
+    :data:`BRIDGE_UNITS` are taken.
     """
-    terms = subject_terms(question)
+    wanted = subjects_in(question, claim)
+    if not wanted and len(claim.split()) <= BARE_WORDS:
+        wanted = subject_terms(question)
     chain = list(cited)
-    named = subjects_named(question, chain)
-    if not chain or named == terms:
+    named = subjects_named(question, chain) & wanted
+    if not chain or named == wanted:
         return []
     links = linked_to(chain, seen)
     taken: list[int] = []
     for number, item in enumerate(seen, 1):
         if not any(item is link for link in links) or len(taken) >= BRIDGE_UNITS:
             continue
-        more = subjects_named(question, [*chain, item])
+        more = subjects_named(question, [*chain, item]) & wanted
         if more - named:
             chain.append(item)
             named = more
             taken.append(number)
-        if named == terms:
+        if named == wanted:
             break
     return taken
 
@@ -162,7 +176,8 @@ def bridge_citations(question: str, answer: str, units: Sequence[Evidence],
 
     ``supported(sentence, numbers)`` is the claim check. A sentence its own citations
     support, and that stays supported with the links added, cites them too
-    (:func:`bridges`); the reader can follow the chain from what was asked to the answer.
+    (:func:`bridges`, for the subjects it names, or all when it names none); the reader
+    can follow the chain from what was asked to the answer.
     Returns the answer and how many sentences were given links.
     """
     linked = 0
@@ -170,7 +185,8 @@ def bridge_citations(question: str, answer: str, units: Sequence[Evidence],
         own = [n for n in dict.fromkeys(parse_citations(sentence)) if 1 <= n <= len(units)]
         if not own or sentence not in answer:
             continue
-        extra = [n for n in bridges(question, [units[n - 1] for n in own], units)
+        cited = [units[n - 1] for n in own]
+        extra = [n for n in bridges(question, cited, units, strip_citations(sentence))
                  if n not in own]
         if extra and supported(sentence, own) and supported(sentence, [*own, *extra]):
             answer = cite_again(answer, sentence, [*own, *extra])

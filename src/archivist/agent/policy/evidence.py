@@ -75,6 +75,11 @@ def subjects_named(question: str, evidence: Iterable[Evidence]) -> set[str]:
     return _named(subject_terms(question), _mentioned(evidence))
 
 
+def subjects_in(question: str, text: str) -> set[str]:
+    """The question's named subjects (lower-cased) a piece of text, such as a claim, names."""
+    return _named(subject_terms(question), set(_TOKENS.findall(text.lower())))
+
+
 #: The shortest stem a named term may share with a word of a passage to count as named.
 STEM_LETTERS = 5
 #: Letters an ending may add to that stem ("German" names "Germany", "Canada" "Canadian").
