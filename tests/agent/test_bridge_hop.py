@@ -404,13 +404,8 @@ def test_a_small_model_puts_a_sentence_that_leans_on_a_bridge_to_the_model(
 def test_a_two_hop_answer_cites_the_passage_that_ties_it_to_the_question(
         make_service, library: Application) -> None:
     # the 1.5B's way on two-hop questions: the answer alone, citing only the second hop
-    def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        if WRITE not in str(messages[0].content):
-            return None
-        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>',
-                                   str(messages[-1].content), re.DOTALL))
-        return f"1931 [{next(n for n, text in passages.items() if '1931' in text)}]."
-
+    writer = _writing([], lambda passages: "1931 [{}].".format(
+        next(n for n, text in passages.items() if "1931" in text)))
     # both names asked, so one search finds both hops; Varga's own page names no observatory
     question = "In what year was Ilse Varga, the founder of the Zelmar Observatory, born?"
     events = run(make_service(ScriptedChatModel(rules=[writer]), library=library), question)
