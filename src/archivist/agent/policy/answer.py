@@ -155,17 +155,17 @@ def bridges(question: str, cited: Sequence[Evidence], seen: Sequence[Evidence],
     named = subjects_named(question, chain) & wanted
     if not chain or named == wanted:
         return []
-    links = linked_to(chain, seen)
+    links = {id(item) for item in linked_to(chain, seen)}
     taken: list[int] = []
     for number, item in enumerate(seen, 1):
-        if not any(item is link for link in links) or len(taken) >= BRIDGE_UNITS:
+        if id(item) not in links:
             continue
         more = subjects_named(question, [*chain, item]) & wanted
         if more - named:
             chain.append(item)
             named = more
             taken.append(number)
-        if named == wanted:
+        if named == wanted or len(taken) == BRIDGE_UNITS:
             break
     return taken
 
