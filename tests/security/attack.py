@@ -236,6 +236,29 @@ def raw_upload(
         sock.close()
 
 
+def head_only(server: Server, declared: int, *, key: str | None = None, path: str,
+              content_type: str = "application/json") -> Answer:
+    """Send a request's head declaring ``declared`` body bytes, and read the answer first.
+
+    The client of ``Expect: 100-continue`` (curl's way with a large body): it sends the body
+    only when asked for it. A server that refuses by the declared size answers from the
+    head alone, and nothing unread is left in its socket: its hang-up is a close, not a
+    reset that can lose the answer's body on the way (as it did to ``raw_upload``'s, which
+    sends until answered, on a loaded machine).
+    """
+    lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{server.port}",
+             f"Content-Type: {content_type}", f"Content-Length: {declared}",
+             "Expect: 100-continue"]
+    if key:
+        lines.append(f"Authorization: Bearer {key}")
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=60)
+    try:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        return _read_answer(sock, 0)
+    finally:
+        sock.close()
+
+
 def _read_answer(sock: socket.socket, sent: int) -> Answer:
     data = b""
     try:
