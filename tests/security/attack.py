@@ -196,10 +196,7 @@ def raw_upload(
             f"filename=\"{filename}\"\r\nContent-Type: text/plain\r\n\r\n").encode()
     tail = f"\r\n--{BOUNDARY}--\r\n".encode()
     size = len(head) + total + len(tail)
-    lines = [f"POST {path} HTTP/1.1", f"Host: {host or f'127.0.0.1:{server.port}'}",
-             f"Content-Type: multipart/form-data; boundary={BOUNDARY}"]
-    if key:
-        lines.append(f"Authorization: Bearer {key}")
+    lines = _head_lines(server, path, f"multipart/form-data; boundary={BOUNDARY}", key, host)
     if origin:
         lines.append(f"Origin: {origin}")
     lines.append("Transfer-Encoding: chunked" if chunked
@@ -236,6 +233,16 @@ def raw_upload(
         sock.close()
 
 
+def _head_lines(server: Server, path: str, content_type: str, key: str | None,
+                host: str | None = None) -> list[str]:
+    """A POST's request line and common headers: host, content type and the key, if any."""
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host or f'127.0.0.1:{server.port}'}",
+             f"Content-Type: {content_type}"]
+    if key:
+        lines.append(f"Authorization: Bearer {key}")
+    return lines
+
+
 def head_only(server: Server, declared: int, *, key: str | None = None, path: str,
               content_type: str = "application/json") -> Answer:
     """Send a request's head declaring ``declared`` body bytes, and read the answer first.
@@ -246,11 +253,8 @@ def head_only(server: Server, declared: int, *, key: str | None = None, path: st
     reset that can lose the answer's body on the way (as it did to ``raw_upload``'s, which
     sends until answered, on a loaded machine).
     """
-    lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{server.port}",
-             f"Content-Type: {content_type}", f"Content-Length: {declared}",
-             "Expect: 100-continue"]
-    if key:
-        lines.append(f"Authorization: Bearer {key}")
+    lines = [*_head_lines(server, path, content_type, key),
+             f"Content-Length: {declared}", "Expect: 100-continue"]
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=60)
     try:
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
