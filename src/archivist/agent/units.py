@@ -89,11 +89,12 @@ class Unit:
 
 
 def split_sentences(paragraph: str) -> list[str]:
-    """A paragraph cut into sentences (abbreviations such as "e.g." and "p." do not end one)."""
+    """A paragraph cut into sentences (abbreviations such as "e.g." and "p." do not end one,
+    nor does one opened by a bracket or quote: "(c. 1020 – c. 1069)")."""
     pieces = _SENTENCE_END.split(" ".join(paragraph.split()))
     out: list[str] = []
     for piece in pieces:
-        last = out[-1].rsplit(None, 1)[-1].lower().rstrip(".") if out else ""
+        last = out[-1].rsplit(None, 1)[-1].lower().rstrip(".").lstrip("([{\"'") if out else ""
         if out and (last in _ABBREVIATIONS or len(last) == 1):
             out[-1] = f"{out[-1]} {piece}"
         else:

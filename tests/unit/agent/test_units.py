@@ -55,6 +55,12 @@ def test_abbreviations_do_not_end_a_sentence() -> None:
     assert [t for _, t, _ in units] == ["See e.g. the guide on p. 3 for details.", "Then run it."]
 
 
+def test_an_abbreviation_after_a_bracket_does_not_end_a_sentence() -> None:
+    text = "Rhiwallon (c. 1020 – c. 1069) was a king. He ruled (ca. 1063) with his brother."
+    assert split_sentences(text) == ["Rhiwallon (c. 1020 – c. 1069) was a king.",
+                                     "He ruled (ca. 1063) with his brother."]
+
+
 def test_a_pdf_table_line_is_a_row_under_its_line_of_years() -> None:
     text = "2017 2016 2015\nPaid memberships at end of period 52,810 47,905 43,401\n"
     assert split_units(text) == [
