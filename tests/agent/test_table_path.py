@@ -103,8 +103,8 @@ def test_two_bad_queries_fall_back_to_the_text_path(make_service,
 def test_an_answer_its_query_result_does_not_back_falls_back_to_the_passages(
     make_service, table_library: Application,
 ) -> None:
-    # the query fetched what was not asked (a sum of profits for a question about staff,
-    # as the 1.5B summed shares for "how many employees"); the writer states it anyway
+    # the query fetched what was not asked (a sum of profits for a count of segments, as
+    # the 1.5B summed shares for "how many employees"); the writer states it anyway
     def reply(messages: list[BaseMessage], info: CallInfo) -> str | None:
         system = str(messages[0].content)
         if "SQLite SELECT query" in system:
@@ -115,7 +115,7 @@ def test_an_answer_its_query_result_does_not_back_falls_back_to_the_passages(
 
     llm = ScriptedChatModel(rules=[reply])
     events = run(make_service(llm, library=table_library),
-                 "How many people work in the domestic DVD segment?")
+                 "How many segments had revenues above one million?")
     assert steps(events, "sql")
     (fallback,) = steps(events, "table_fallback")
     assert "does not say what the query's result shows" in fallback["detail"]

@@ -89,8 +89,11 @@ class Unit:
 
 
 def split_sentences(paragraph: str) -> list[str]:
-    """A paragraph cut into sentences (abbreviations such as "e.g." and "p." do not end one,
-    nor does one opened by a bracket or quote: "(c. 1020 – c. 1069)")."""
+    """A paragraph cut into sentences.
+
+    Abbreviations such as "e.g." and "p." do not end one, nor do those a bracket or a
+    quote opens: "(c. 1020 – c. 1069)".
+    """
     pieces = _SENTENCE_END.split(" ".join(paragraph.split()))
     out: list[str] = []
     for piece in pieces:

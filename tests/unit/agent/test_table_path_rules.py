@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from archivist.agent.research.tables import (
+from archivist.agent.research.table_choice import (
     asks_for_computation,
-    column_hint,
-    extract_sql,
+    counted_things,
     holds_table_rows,
     names_a_year,
-    query_picks_what_is_asked,
     relevant_tables,
+)
+from archivist.agent.research.tables import (
+    column_hint,
+    extract_sql,
+    query_picks_what_is_asked,
     row_labels_text,
 )
 from archivist.agent.state import Evidence
 from archivist.index.table_store import StoredTable
+from archivist.stopwords import singular
 
 
 def _table(name: str, caption: str, rows: list[str], doc: str = "d1",
@@ -75,6 +79,37 @@ def test_one_shared_word_is_not_enough_without_evidence_from_the_table() -> None
     levels = _table("levels", "Water levels", ["Level", "Depth"], doc="d9")
     assert relevant_tables("How do I change the log level?", [levels], []) == []
     assert relevant_tables("Which depth level is the highest?", [levels], []) == [levels]
+
+
+def test_a_count_question_names_what_it_counts() -> None:
+    assert counted_things("How many total employees did Netflix have as of December 31?") \
+        == {"employee"}
+    assert counted_things("How many paid memberships at the end of 2017?") == {"membership"}
+    assert counted_things("What was the number of streaming hours") == {"hour"}
+    assert counted_things("How many categories of obligations are listed?") == \
+        {singular("categories"), "obligation"}
+    assert counted_things("How many segments serve the United States?") == {"segment"}
+    assert counted_things("How much free cash flow was there?") == {"free", "cash", "flow"}
+    assert counted_things("How much did revenues grow in 2017?") == set()
+    assert counted_things("Which segment had the highest margin?") == set()
+
+
+def test_a_count_question_skips_tables_that_do_not_name_what_it_counts() -> None:
+    balance = _table("balance_sheets", "Netflix, Inc. consolidated balance sheets",
+                     ["Total assets", "Total liabilities"])
+    staff = _table("headcount", "Employees by region", ["Americas", "Total"])
+    evidence = [Evidence(kind="hit", parent_id="p", document_id="d1", document_name="x.pdf",
+                         pages="p. 42", page_start=42, page_end=42, sub_question=0,
+                         text="Total assets 19,012,742 13,586,610")]
+    question = "How many total employees did Netflix have as of December 31?"
+    assert relevant_tables(question, [balance], evidence) == []
+    assert relevant_tables(question, [balance, staff], evidence) == [staff]
+    # a table that names employees in passing shares only the date with the question
+    options = _table("earnings", "Year ended December 31, (in thousands)",
+                     ["Net income", "Employee stock options"])
+    assert relevant_tables(question, [options], []) == []
+    # without the count, the same words still pick the balance sheet
+    assert relevant_tables("What were Netflix's total assets?", [balance], evidence) == [balance]
 
 
 def test_a_retry_after_a_wrong_column_is_told_the_real_ones() -> None:

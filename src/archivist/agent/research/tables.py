@@ -25,6 +25,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from archivist.agent import prompts
 from archivist.agent.claims import check_claim, missing_facts, split_claims, strip_citations
 from archivist.agent.quoting import quote_attr, quote_data
+from archivist.agent.research.table_choice import (
+    asks_for_computation,
+    holds_table_rows,
+    names_a_year,
+    relevant_tables,
+)
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.units import QueryEmbedder
@@ -34,20 +40,11 @@ from archivist.index.table_store import StoredTable, quote
 from archivist.stopwords import content_words, singular
 from archivist.types import format_location
 
-__all__ = ["TablePath", "asks_for_computation", "column_hint", "extract_sql",
-           "query_picks_what_is_asked", "relevant_tables", "row_labels_text"]
+__all__ = ["TablePath", "column_hint", "extract_sql", "query_picks_what_is_asked",
+           "row_labels_text"]
 
-MAX_TABLES = 3
 SAMPLE_ROWS = 3
 RESULT_ROWS = 30
-_COMPUTE = re.compile(
-    r"\b(?:how (?:many|much)|by how|total|sum|combined|altogether|difference|differ\w*|"
-    r"grow|grew|growth|increase\w*|decrease\w*|decline\w*|change\w*|highest|lowest|"
-    r"largest|smallest|biggest|most|least|top|rank\w*|compare\w*|comparison|higher|lower|"
-    r"more|less|average|mean|median|ratio|percent\w*|share|margin|count|number of)\b",
-    re.IGNORECASE,
-)
-_YEAR = re.compile(r"(?:19|20)\d{2}")
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _FENCE = re.compile(r"```(?:sql|sqlite)?\s*(.*?)```", re.IGNORECASE | re.DOTALL)
 _START = re.compile(r"\b(SELECT|WITH)\b", re.IGNORECASE)
@@ -114,75 +111,6 @@ def query_picks_what_is_asked(query: str, question: str, tables: Sequence[str] =
     picked = content_words(" ".join([*literals, *names]).replace("_", " "))
     asked = {singular(w) for w in content_words(question)}
     return bool({singular(w) for w in picked} & asked)
-
-
-def asks_for_computation(question: str) -> bool:
-    """Whether the question asks for a sum, difference, count, ranking or comparison."""
-    return bool(_COMPUTE.search(question))
-
-
-def _words(table: StoredTable) -> set[str]:
-    text = " ".join([table.name.replace("_", " "), table.caption, *table.heading_path,
-                     *table.labels, *table.row_labels])
-    return content_words(text)
-
-
-def _pages_meet(table: StoredTable, item: Evidence) -> bool:
-    start, end = item.get("page_start"), item.get("page_end")
-    if table.page_start is None or start is None:
-        return False
-    return start <= (table.page_end or table.page_start) and table.page_start <= (end or start)
-
-
-def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evidence],
-                    limit: int = MAX_TABLES) -> list[StoredTable]:
-    """The tables that match the question best: shared words, then the evidence's pages.
-
-    A table on a page the evidence came from scores 3 more, one of a document the
-    evidence came from 1 more, and one with a row the question names in full ("total
-    revenues" names the row "Revenues") 3 more: in a 10-K every small table near the
-    evidence has a row "As a percentage of revenues", and the row that answers is in the
-    statement pages away. A table must share two words with the question (years aside:
-    every table has them), or one when the evidence came from its document.
-    """
-    wanted = {w for w in content_words(question) if not _YEAR.fullmatch(w)}  # every table
-    scored = []
-    for position, table in enumerate(tables):
-        shared = len(wanted & _words(table))
-        same = [e for e in evidence if e.get("document_id") == table.document_id]
-        if shared < 2 and not (shared and same):
-            continue
-        bonus = 3 if any(_pages_meet(table, e) for e in same) else (1 if same else 0)
-        if any(named <= wanted for named in map(content_words, table.row_labels) if named):
-            bonus += 3
-        scored.append((shared + bonus, -position, table))
-    scored.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
-    return [table for _, _, table in scored[:limit]]
-
-
-def names_a_year(question: str, table: StoredTable, cells: Sequence[Any] = ()) -> bool:
-    """Whether the table names a year the question asks about (or the question names none).
-
-    Its name, caption, headings, columns and cells count: a 10-K's statements have a
-    column per year (``y2017``), a press release's a "2023" in a column label.
-    """
-    years = set(_YEAR.findall(question))
-    if not years:
-        return True
-    text = " ".join(map(str, [table.name, table.caption, *table.heading_path, *table.columns,
-                              *table.labels, *table.row_labels, *cells]))
-    return bool(years & set(_YEAR.findall(text)))
-
-
-def holds_table_rows(evidence: list[Evidence], tables: list[StoredTable]) -> bool:
-    """Whether a passage of the evidence is rows of a stored table (figures on its pages)."""
-    for item in evidence:
-        if len(_FIGURE.findall(item.get("text", ""))) < 4:
-            continue
-        if any(t.document_id == item.get("document_id") and _pages_meet(t, item)
-               for t in tables):
-            return True
-    return False
 
 
 def extract_sql(reply: str) -> str:
