@@ -122,6 +122,28 @@ def test_an_answer_its_query_result_does_not_back_falls_back_to_the_passages(
     assert "2,755,026" not in done(events)["answer"]
 
 
+def test_a_name_the_query_gives_its_result_does_not_back_the_answer(
+    make_service, table_library: Application,
+) -> None:
+    # curated run: "COUNT(*) AS shares_repurchased" over a restructuring row backed
+    # "Amcor repurchased 1 share": the result's name echoed the question, not the table
+    def reply(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        system = str(messages[0].content)
+        if "SQLite SELECT query" in system:
+            return ("SELECT COUNT(*) AS segments_with_revenues_above_one_million FROM segments "
+                    "WHERE contribution_profit < 0")
+        if "result\nof the SQL query" in system:
+            return "0 segments had revenues above one million."
+        return None
+
+    llm = ScriptedChatModel(rules=[reply])
+    events = run(make_service(llm, library=table_library),
+                 "How many segments had revenues above one million?")
+    assert steps(events, "sql")
+    (fallback,) = steps(events, "table_fallback")
+    assert "does not say what the query's result shows" in fallback["detail"]
+
+
 def test_the_table_path_can_be_switched_off(make_service,
                                             table_library: Application) -> None:
     llm = table_model("SELECT 1")

@@ -12,8 +12,10 @@ from archivist.agent.research.table_choice import (
 from archivist.agent.research.tables import (
     column_hint,
     extract_sql,
+    query_aliases,
     query_picks_what_is_asked,
     row_labels_text,
+    without_aliases,
 )
 from archivist.agent.state import Evidence
 from archivist.index.table_store import StoredTable
@@ -144,6 +146,22 @@ def test_a_query_must_pick_a_row_or_column_the_question_names() -> None:
     assert query_picks_what_is_asked(
         "SELECT segment, contribution_profit FROM segments ORDER BY contribution_profit DESC",
         "Which segment had the highest contribution profit?", ["segments"])
+
+
+def test_the_names_a_query_gives_its_results_are_not_what_it_picks() -> None:
+    # curated run: the 1.5B counted a restructuring row "AS shares_repurchased"
+    query = ("SELECT SUM(three_months_ended_june_30_2023) AS total_cost, COUNT(*) AS "
+             "shares_repurchased FROM income WHERE item = 'Restructuring, net'")
+    question = "How many shares did Amcor repurchase in fiscal 2023, and at what total cost?"
+    assert query_aliases(query) == {"total_cost", "shares_repurchased"}
+    assert not query_picks_what_is_asked(query, question, ["income"])
+    assert query_picks_what_is_asked("SELECT shares AS shares FROM buyback", question,
+                                     ["buyback"], columns=["item", "shares"])
+    assert query_aliases("SELECT CAST(y2017 AS REAL) AS ratio FROM t") == {"ratio"}
+    assert query_aliases('SELECT y2023 AS "Net sales" FROM t') == {"Net sales"}
+    assert without_aliases(query, query_aliases(query)) == (
+        "SELECT SUM(three_months_ended_june_30_2023) , COUNT(*)  FROM income "
+        "WHERE item = 'Restructuring, net'")
 
 
 def test_a_table_is_asked_only_for_a_year_it_names() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -37,11 +37,11 @@ from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote
-from archivist.stopwords import content_words, singular
+from archivist.stopwords import DATE_WORDS, content_words, singular
 from archivist.types import format_location
 
-__all__ = ["TablePath", "column_hint", "extract_sql", "query_picks_what_is_asked",
-           "row_labels_text"]
+__all__ = ["TablePath", "column_hint", "extract_sql", "query_aliases",
+           "query_picks_what_is_asked", "row_labels_text", "without_aliases"]
 
 SAMPLE_ROWS = 3
 RESULT_ROWS = 30
@@ -52,6 +52,9 @@ _NO_COLUMN = re.compile(r"no such column: ([\w.]+)")
 _TOTAL = re.compile(r"\s*total\b", re.IGNORECASE)
 _LITERAL = re.compile(r"'((?:[^']|'')*)'")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ALIAS = re.compile(r"\bAS\s+(?:'((?:[^']|'')+)'|\"([^\"]+)\"|`([^`]+)`|\[([^\]]+)\]|"
+                    r"([A-Za-z_][A-Za-z0-9_]*))", re.IGNORECASE)
+_SQL_TYPES = frozenset({"REAL", "INTEGER", "INT", "TEXT", "NUMERIC", "FLOAT", "DOUBLE"})
 _SQL_WORDS = frozenset({
     "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "AS", "SUM", "AVG", "MIN", "MAX", "COUNT",
     "ORDER", "BY", "GROUP", "HAVING", "LIMIT", "DESC", "ASC", "IN", "IS", "NULL", "LIKE",
@@ -97,19 +100,45 @@ def row_labels_text(table: StoredTable) -> str:
     return labels
 
 
-def query_picks_what_is_asked(query: str, question: str, tables: Sequence[str] = ()) -> bool:
+def _alias(match: re.Match[str]) -> str:
+    return next(group for group in match.groups() if group)
+
+
+def query_aliases(query: str, columns: Iterable[str] = ()) -> set[str]:
+    """The names a query gives its results (``COUNT(*) AS shares_repurchased``).
+
+    They are the model's words, not the tables': a type in ``CAST(x AS REAL)`` and a name
+    that is a real column (``columns``) are not counted.
+    """
+    real = {c.lower() for c in columns}
+    return {name for name in map(_alias, _ALIAS.finditer(query))
+            if name.upper() not in _SQL_TYPES and name.lower() not in real}
+
+
+def without_aliases(query: str, aliases: Iterable[str]) -> str:
+    """``query`` with its ``AS <name>`` clauses for ``aliases`` taken out."""
+    names = set(aliases)
+    return _ALIAS.sub(lambda m: "" if _alias(m) in names else m.group(0), query)
+
+
+def query_picks_what_is_asked(query: str, question: str, tables: Sequence[str] = (),
+                              columns: Iterable[str] = ()) -> bool:
     """Whether the query picks a row or column the question names.
 
     Its quoted labels (``WHERE item = 'Revenues'``) and its column names, not its tables'
-    names or SQL's words, must share a word with the question: a query that summed profits
-    for a question about staff picks nothing the question names.
+    names, the names it gives its results (:func:`query_aliases`) or SQL's words, must
+    share a word with the question, a date aside (a column ``june_30_2023`` is the period
+    asked about, not what): a query that summed profits for a question about staff picks
+    nothing the question names, whatever it calls the sum.
     """
+    query = without_aliases(query, query_aliases(query, columns))
     literals = _LITERAL.findall(query)
     rest = _LITERAL.sub(" ", query)
     names = {w for w in _IDENTIFIER.findall(rest) if w.upper() not in _SQL_WORDS
              and w not in tables}
     picked = content_words(" ".join([*literals, *names]).replace("_", " "))
-    asked = {singular(w) for w in content_words(question)}
+    asked = {singular(w) for w in content_words(question)  # a period, not what is asked
+             if not w.isdigit() and w not in DATE_WORDS}
     return bool({singular(w) for w in picked} & asked)
 
 
@@ -216,7 +245,7 @@ class TablePath:
         ])
         items = [self._evidence(t, index, query, shown) for t in used]
         written = message_text(reply.content).strip()
-        if written and not self._supported(question, written, items, query, names):
+        if written and not self._supported(question, written, used, query, result):
             emit_step(StepKind.TABLE_FALLBACK, "the answer does not say what the query's result "
                       f"shows ({quote_data(written[:160])}): answering from the passages",
                       sub_question=index)
@@ -233,8 +262,8 @@ class TablePath:
         result = self.source.query_tables([table], f"SELECT * FROM {quote(table.name)}")
         return [value for row in result.rows for value in row]
 
-    def _supported(self, question: str, answer: str, items: list[Evidence], query: str,
-                   names: Sequence[str]) -> bool:
+    def _supported(self, question: str, answer: str, used: list[StoredTable], query: str,
+                   result: SqlResult) -> bool:
         """Whether a sentence of the answer is backed by the query and its result.
 
         The same check as every written sentence (``claims.py``): its numbers and names
@@ -242,11 +271,18 @@ class TablePath:
         for a question about employees) gives an answer its result does not back. The
         score of a right answer against a result (``y2017 - y2016`` over ``2,862,044``)
         can fall short of the threshold too, so a sentence whose figures and names the
-        result holds also passes when the query picks what the question names.
+        result holds also passes when the query picks what the question names. The names
+        the query gives its results are the model's words, not evidence: they are left
+        out (``COUNT(*) AS shares_repurchased`` backed "Amcor repurchased 1 share").
         """
-        units = [str(item.get("text", "")) for item in items]
+        columns = [c for t in used for c in t.columns]
+        aliases = query_aliases(query, columns)
+        plain = without_aliases(query, aliases)
+        shown = _grid([c if c not in aliases else "value" for c in result.columns],
+                      result.rows[:RESULT_ROWS])
+        units = [str(self._evidence(t, 0, plain, shown)["text"]) for t in used]
         cited = list(range(1, len(units) + 1))
-        on_topic = query_picks_what_is_asked(query, question, names)
+        on_topic = query_picks_what_is_asked(query, question, [t.name for t in used], columns)
         for sentence, _ in split_claims(answer):
             if check_claim(sentence, cited, units, self.embedder, question=question).supported:
                 return True
