@@ -24,7 +24,8 @@ from typing import Any
 
 from archivist.agent.policy.question import asks_to_judge
 from archivist.agent.prompts import ABSTAIN_PREFIX
-from archivist.agent.units import QueryEmbedder, dot, split_sentences, split_units
+from archivist.agent.unit_split import split_sentences, split_units
+from archivist.agent.units import QueryEmbedder, dot
 from archivist.agent.verdicts import verdict_problem
 from archivist.index.sparse import BM25Encoder
 from archivist.stopwords import STOP_WORDS

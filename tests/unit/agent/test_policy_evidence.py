@@ -3,6 +3,7 @@ the second look (each case is what a real small model did)."""
 
 from __future__ import annotations
 
+from archivist.agent.answer_kind import states_what_is_asked
 from archivist.agent.policy.answer import (
     cites_the_subject,
     leaps,
@@ -198,6 +199,26 @@ def test_an_answer_of_citations_alone_becomes_the_cited_sentences() -> None:
     assert quote_cited(question, "The WB [3].", units) == ""
     assert quote_cited(question, "[9]", units) == ""
     assert quote_cited(question, "", units) == ""
+
+
+def test_a_quoted_sentence_states_the_kind_of_thing_asked() -> None:
+    # HotpotQA: "[1]" for the birth year, over a unit whose other sentence shares as many
+    # of the question's words and holds no year
+    unit = _evidence("Jonas Brell (4 May 1931 - 2 June 2009) was the fifth President of "
+                     "Korvath.\nBefore the presidency, Brell resigned as commander of the Korvath "
+                     "navy.")
+    question = "In what year was the man that resigned as the president of Korvath born?"
+    assert quote_cited(question, "[1]", [unit]).startswith("Jonas Brell (4 May 1931")
+    assert quote_cited("Who commanded the navy before the presidency?", "[1]", [unit]) == (
+        "Before the presidency, Brell resigned as commander of the Korvath navy. [1]")
+
+
+def test_what_a_question_asks_for_is_a_year_a_number_or_anything() -> None:
+    assert states_what_is_asked("When was the bridge opened?", "It opened in 1932.")
+    assert not states_what_is_asked("In which year was it opened?", "It opened in spring.")
+    assert states_what_is_asked("How many people live there?", "About twelve thousand.")
+    assert not states_what_is_asked("How much did it cost?", "It was expensive.")
+    assert states_what_is_asked("Who opened it?", "The mayor did.")
 
 
 def test_a_quoted_sentence_keeps_no_citation_marker_of_its_own() -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from archivist.agent.answer_kind import states_what_is_asked
 from archivist.agent.citations import cite_again
 from archivist.agent.claims import (
     defuse_citations,
@@ -46,7 +47,7 @@ from archivist.agent.policy.evidence import (
 from archivist.agent.policy.question import subject_terms
 from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence
-from archivist.agent.units import split_sentences
+from archivist.agent.unit_split import split_sentences
 from archivist.stopwords import content_words
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
@@ -211,10 +212,12 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
     """The sentences of the units an answer of only citations cites, each cited; else "".
 
     From each of the first :data:`QUOTED_UNITS` units cited, the sentence (or table line)
-    sharing the most content words with the question: a unit shown with the sentence
-    before it for context ("Charmed is an American television series ...") quotes its own
-    ("The series was originally broadcast by The WB ...") on a tie. The answer says what
-    the documents say, word for word, and the claim check reads it like any other.
+    that states the kind of thing the question asks for (a year for "in what year", a
+    number for "how many": :func:`states_what_is_asked`), then shares the most content
+    words with it: a unit shown with the sentence before it for context ("Charmed is an
+    American television series ...") quotes its own ("The series was originally broadcast
+    by The WB ...") on a tie. The answer says what the documents say, word for word, and
+    the claim check reads it like any other.
     """
     if not says_nothing(answer):
         return ""
@@ -225,8 +228,8 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
                   for s in split_sentences(line)]
         if not pieces:
             continue
-        best = defuse_citations(max(reversed(pieces),
-                                    key=lambda s: len(asked & content_words(s))))
+        best = defuse_citations(max(reversed(pieces), key=lambda s: (
+            states_what_is_asked(question, s), len(asked & content_words(s)))))
         if best not in " ".join(quoted):
             quoted.append(f"{best} [{number}]")
     return " ".join(quoted)

@@ -44,7 +44,7 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import numbered_block
-from archivist.agent.units import split_units
+from archivist.agent.unit_split import split_units
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.types import DocumentRecord, Parent, document_title, format_location
 
