@@ -92,6 +92,7 @@ def test_a_count_question_names_what_it_counts() -> None:
         {singular("categories"), "obligation"}
     assert counted_things("How many segments serve the United States?") == {"segment"}
     assert counted_things("How much free cash flow was there?") == {"free", "cash", "flow"}
+    assert counted_things("How many segment-years had a loss?") == {"year"}
     assert counted_things("How much did revenues grow in 2017?") == set()
     assert counted_things("Which segment had the highest margin?") == set()
 

@@ -31,7 +31,7 @@ _COMPUTE = re.compile(
 )
 _YEAR = re.compile(r"(?:19|20)\d{2}")
 _COUNT = re.compile(r"\b(?:how (?:many|much)|number of)\b", re.IGNORECASE)
-_TOKEN = re.compile(r"[A-Za-z][\w'-]*|\S")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9']*|[^\sA-Za-z-]")  # a hyphen joins words
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
@@ -92,14 +92,15 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
     evidence came from 1 more, and one with a row the question names in full ("total
     revenues" names the row "Revenues") 3 more: in a 10-K every small table near the
     evidence has a row "As a percentage of revenues", and the row that answers is in the
-    statement pages away. A table must share two words with the question (dates aside:
-    every table has a year and "December 31"), or one when the evidence came from its
-    document; and a count question's table must name what it counts
-    (:func:`counted_things`): a 10-K's balance sheet shares "Netflix" and "total" with
-    "How many total employees did Netflix have?" and counts no one.
+    statement pages away. A table must share two words with the question, or one when the
+    evidence came from its document: years never count (every table has them), and other
+    dates count toward its rank but not toward these two ("December 31" heads every
+    statement of a 10-K, "June 30" tells a fiscal year's from another's). A count
+    question's table must name what it counts (:func:`counted_things`): a 10-K's balance
+    sheet shares "Netflix", "total" and "December 31" with "How many total employees did
+    Netflix have as of December 31?" and counts no one.
     """
-    wanted = {w for w in content_words(question)  # dates: every table has them
-              if not w.isdigit() and w not in DATE_WORDS}
+    wanted = {w for w in content_words(question) if not _YEAR.fullmatch(w)}  # every table
     counted = counted_things(question)
     scored = []
     for position, table in enumerate(tables):
@@ -107,8 +108,9 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
         if counted and not counted & {singular(w) for w in words}:
             continue
         shared = len(wanted & words)
+        named = {w for w in wanted & words if not w.isdigit() and w not in DATE_WORDS}
         same = [e for e in evidence if e.get("document_id") == table.document_id]
-        if shared < 2 and not (shared and same):
+        if len(named) < 2 and not (named and same):
             continue
         bonus = 3 if any(_pages_meet(table, e) for e in same) else (1 if same else 0)
         if any(named <= wanted for named in map(content_words, table.row_labels) if named):
