@@ -10,6 +10,7 @@ from langchain_core.messages import BaseMessage
 from tests.agent.helpers import done, run, source_names, steps
 
 from archivist.application import Application
+from archivist.events import Event
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
 from archivist.testing import CallInfo, ScriptedChatModel
@@ -105,20 +106,9 @@ def test_an_answer_its_query_result_does_not_back_falls_back_to_the_passages(
 ) -> None:
     # the query fetched what was not asked (a sum of profits for a count of segments, as
     # the 1.5B summed shares for "how many employees"); the writer states it anyway
-    def reply(messages: list[BaseMessage], info: CallInfo) -> str | None:
-        system = str(messages[0].content)
-        if "SQLite SELECT query" in system:
-            return "SELECT SUM(contribution_profit) FROM segments"
-        if "result\nof the SQL query" in system:
-            return "About 2,755,026 people work for the company."
-        return None
-
-    llm = ScriptedChatModel(rules=[reply])
-    events = run(make_service(llm, library=table_library),
-                 "How many segments had revenues above one million?")
-    assert steps(events, "sql")
-    (fallback,) = steps(events, "table_fallback")
-    assert "does not say what the query's result shows" in fallback["detail"]
+    events = _unbacked_answer(make_service, table_library,
+                              "SELECT SUM(contribution_profit) FROM segments",
+                              "About 2,755,026 people work for the company.")
     assert "2,755,026" not in done(events)["answer"]
 
 
@@ -127,21 +117,32 @@ def test_a_name_the_query_gives_its_result_does_not_back_the_answer(
 ) -> None:
     # curated run: "COUNT(*) AS shares_repurchased" over a restructuring row backed
     # "Amcor repurchased 1 share": the result's name echoed the question, not the table
+    _unbacked_answer(make_service, table_library,
+                     "SELECT COUNT(*) AS segments_with_revenues_above_one_million FROM segments "
+                     "WHERE contribution_profit < 0",
+                     "0 segments had revenues above one million.")
+
+
+def _unbacked_answer(make_service, library: Application, query: str,
+                     answer: str) -> list[Event]:
+    """Asks a count over the segments; the model writes ``query``, then states ``answer``.
+
+    The answer must fall back to the passages: its query's result does not back it.
+    """
     def reply(messages: list[BaseMessage], info: CallInfo) -> str | None:
         system = str(messages[0].content)
         if "SQLite SELECT query" in system:
-            return ("SELECT COUNT(*) AS segments_with_revenues_above_one_million FROM segments "
-                    "WHERE contribution_profit < 0")
+            return query
         if "result\nof the SQL query" in system:
-            return "0 segments had revenues above one million."
+            return answer
         return None
 
-    llm = ScriptedChatModel(rules=[reply])
-    events = run(make_service(llm, library=table_library),
+    events = run(make_service(ScriptedChatModel(rules=[reply]), library=library),
                  "How many segments had revenues above one million?")
     assert steps(events, "sql")
     (fallback,) = steps(events, "table_fallback")
     assert "does not say what the query's result shows" in fallback["detail"]
+    return events
 
 
 def test_the_table_path_can_be_switched_off(make_service,
