@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-_ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b|\bwhen\b", re.IGNORECASE)
+#: "when" asks for a time only opening or closing a question: "What happens when the
+#: process is killed?" asks for no year.
+_ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b|^\W*when\b|\bwhen\W*$", re.IGNORECASE)
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:many|much)\b", re.IGNORECASE)
 _STATES_YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
 _STATES_NUMBER = re.compile(

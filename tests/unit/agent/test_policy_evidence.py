@@ -3,7 +3,7 @@ the second look (each case is what a real small model did)."""
 
 from __future__ import annotations
 
-from archivist.agent.answer_kind import states_what_is_asked
+from archivist.agent.answer_kind import asks_for_a_kind, states_what_is_asked
 from archivist.agent.policy.answer import (
     cites_the_subject,
     leaps,
@@ -219,6 +219,8 @@ def test_what_a_question_asks_for_is_a_year_a_number_or_anything() -> None:
     assert states_what_is_asked("How many people live there?", "About twelve thousand.")
     assert not states_what_is_asked("How much did it cost?", "It was expensive.")
     assert states_what_is_asked("Who opened it?", "The mayor did.")
+    assert states_what_is_asked("The plane was first developed when?", "In 1927.")
+    assert not asks_for_a_kind("What happens when the process is killed?")
 
 
 def test_a_quoted_sentence_keeps_no_citation_marker_of_its_own() -> None:
