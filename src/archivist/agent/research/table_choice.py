@@ -107,15 +107,15 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
         words = _words(table)
         if counted and not counted & {singular(w) for w in words}:
             continue
-        shared = len(wanted & words)
-        named = {w for w in wanted & words if not w.isdigit() and w not in DATE_WORDS}
+        common = wanted & words
+        qualifying = {w for w in common if not w.isdigit() and w not in DATE_WORDS}
         same = [e for e in evidence if e.get("document_id") == table.document_id]
-        if len(named) < 2 and not (named and same):
+        if len(qualifying) < 2 and not (qualifying and same):
             continue
         bonus = 3 if any(_pages_meet(table, e) for e in same) else (1 if same else 0)
         if any(named <= wanted for named in map(content_words, table.row_labels) if named):
             bonus += 3
-        scored.append((shared + bonus, -position, table))
+        scored.append((len(common) + bonus, -position, table))
     scored.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
     return [table for _, _, table in scored[:limit]]
 

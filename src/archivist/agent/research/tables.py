@@ -160,6 +160,11 @@ def _value(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _evidence_text(table: StoredTable, query: str, result: str) -> str:
+    """What a table answer cites: the table's caption, the query and its result, as data."""
+    return quote_data(f"{table.caption}\nQuery: {query}\nResult:\n{result}")
+
+
 def _grid(columns: list[str], rows: list[list[Any]]) -> str:
     lines = [" | ".join(columns)]
     lines += [" | ".join(_value(v) for v in row) for row in rows]
@@ -280,7 +285,7 @@ class TablePath:
         plain = without_aliases(query, aliases)
         shown = _grid([c if c not in aliases else "value" for c in result.columns],
                       result.rows[:RESULT_ROWS])
-        units = [str(self._evidence(t, 0, plain, shown)["text"]) for t in used]
+        units = [_evidence_text(t, plain, shown) for t in used]
         cited = list(range(1, len(units) + 1))
         on_topic = query_picks_what_is_asked(query, question, [t.name for t in used], columns)
         for sentence, _ in split_claims(answer):
@@ -321,6 +326,6 @@ class TablePath:
             document_name=document.name if document else table.document_id,
             pages=format_location(table.page_start, table.page_end, table.heading_path),
             page_start=table.page_start, page_end=table.page_end, sub_question=index,
-            text=quote_data(f"{table.caption}\nQuery: {query}\nResult:\n{result}"),
+            text=_evidence_text(table, query, result),
             grade="relevant", heading_path=list(table.heading_path),
         )
