@@ -65,6 +65,7 @@ class StepKind(StrEnum):
     CLAIMS = "claims"  # how many sentences the passages they cite support
     SECOND_LOOK = "second_look"
     QUOTED = "quoted"  # an answer of citations alone, made the cited sentences
+    PAST_THE_BRIDGE = "past_the_bridge"  # an answer naming what the question describes
     REPEATS = "repeats"  # sentences the writer said again, dropped
     YEARS_NOT_COVERED = "years_not_covered"
     DROPPED_CITATION = "dropped_citation"

@@ -3,8 +3,13 @@ to what was asked (``policy.answer.bridges`` and ``bridge_citations``)."""
 
 from __future__ import annotations
 
-from archivist.agent.claims import check_claim
-from archivist.agent.policy.answer import BRIDGE_UNITS, bridge_citations, bridges
+from archivist.agent.claims import check_claim, split_claims
+from archivist.agent.policy.answer import (
+    BRIDGE_UNITS,
+    bridge_citations,
+    bridges,
+    past_the_bridge,
+)
 from archivist.agent.state import Evidence
 
 QUESTION = "In what language did the author of The Salt Orchard write?"
@@ -81,3 +86,49 @@ def test_only_the_subjects_a_sentence_names_are_linked_and_all_for_a_bare_answer
     assert bridges(QUESTION, [ANSWER_HOP], seen, "Mara Quell wrote in Latin") == [3]
     # a longer sentence naming none is about something else ("She wrote a second book")
     assert bridges(QUESTION, [ANSWER_HOP], seen, "She wrote all of her novels in Latin") == []
+
+
+ASKS_PAST = "Speakers at the Lakeside Forum included a painter known for her watercolour " \
+            "depictions of what?"
+FORUM = _evidence("Speakers at the Lakeside Forum included the poet Ben Moss and the painter "
+                  "Ada Crane.", "f1", "Lakeside Forum")
+CRANE = _evidence("Ada Crane was born in Tessendorf in 1950.\nShe is a painter known for her "
+                  "watercolour depictions of harbour towns.", "c1", "Ada Crane (painter)")
+
+
+def test_a_bare_answer_naming_the_described_bridge_becomes_its_pages_sentence() -> None:
+    answer = past_the_bridge(ASKS_PAST, "Ada Crane [1]", [FORUM, CRANE])
+    # the sentence stating what is asked, after the name it stands for, cited
+    assert answer == ("Ada Crane: She is a painter known for her watercolour depictions of "
+                      "harbour towns. [2]")
+    # and the claim check reads it like any other
+    texts = [FORUM["text"], CRANE["text"]]
+    (sentence, numbers), = split_claims(answer)
+    assert check_claim(sentence, numbers, texts, None, question=ASKS_PAST).supported
+
+
+def test_an_answer_that_is_not_the_bridge_stays_as_written() -> None:
+    units = [FORUM, CRANE]
+    # the answer itself, cited from the bridge's page: no unit is titled with it
+    assert past_the_bridge(ASKS_PAST, "Harbour towns [2]", units) == ""
+    # a sentence, not a bare answer
+    assert past_the_bridge(ASKS_PAST, "Ada Crane spoke at the Lakeside Forum in the spring "
+                                      "of that year [1]", units) == ""
+    # the bridge's page not among the units, or not stating what the question asks
+    assert past_the_bridge(ASKS_PAST, "Ada Crane [1]", [FORUM]) == ""
+    born = _evidence("Ada Crane was born in Tessendorf in 1950.", "c1", "Ada Crane")
+    assert past_the_bridge(ASKS_PAST, "Ada Crane [1]", [FORUM, born]) == ""
+    # an answer the question names, or a verdict between named subjects
+    assert past_the_bridge("Which painter spoke at the Lakeside Forum, Ada Crane?",
+                           "Ada Crane [1]", units) == ""
+    assert past_the_bridge("Who was born first, Ada Crane or Ben Moss?", "Ada Crane [2]",
+                           units) == ""
+    # the cited unit is the bridge's own page
+    assert past_the_bridge(ASKS_PAST, "Ada Crane [2]", [FORUM, CRANE]) == ""
+
+
+def test_a_sentence_naming_the_bridge_is_quoted_as_it_is() -> None:
+    named = _evidence("Ada Crane is a painter known for her watercolour depictions of harbour "
+                      "towns.", "c1", "Ada Crane")
+    assert past_the_bridge(ASKS_PAST, "Ada Crane [1]", [FORUM, named]) == (
+        "Ada Crane is a painter known for her watercolour depictions of harbour towns. [2]")

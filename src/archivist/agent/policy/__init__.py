@@ -52,6 +52,10 @@ class Policy:
     #: that name, which no search had reached, write again with it (``answer_query``,
     #: ``names_section``): the 1.5B answered a two-hop question with its first hop
     answer_hop: bool = False
+    #: a bare answer naming what a two-hop question describes ("Jeffrey Smart" for "a
+    #: painter known for his depictions of what?") becomes the sentence of its own page
+    #: that states what is asked, quoted (``answer.past_the_bridge``)
+    past_the_bridge: bool = False
     #: an answer of citations alone ("[3]") becomes the cited units' sentences, quoted
     quote_pointed: bool = False
     #: refuse an answer for a year no passage names, before any writing call
@@ -123,7 +127,8 @@ class Policy:
 #: Every small-model check.
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
-    ground_queries=True, second_look=True, bridge_hop=True, answer_hop=True, quote_pointed=True,
+    ground_queries=True, second_look=True, bridge_hop=True, answer_hop=True, past_the_bridge=True,
+    quote_pointed=True,
     year_check=True, verify_leaps=True,
     subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
     answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,

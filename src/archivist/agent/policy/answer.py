@@ -19,6 +19,9 @@
   answered two-hop questions with the answer alone ("Latin [3]"), citing the second hop.
 * :func:`quote_cited`: an answer that is only citations becomes the sentences of the units
   it cites (the 1.5B model replied "[3]" with the answer in unit 3, and wrote nothing).
+* :func:`past_the_bridge`: a bare answer naming the thing a two-hop question describes
+  becomes the sentence of that thing's own section that states what the question asks of
+  it (asked for the painter's subjects, the 1.5B named the painter, his page before it).
 * :func:`without_repeats`: a sentence said again is dropped (the 1.5B model wrote one
   sentence 36 times, until its reply cap).
 * :func:`without_markup`: the prompt's own tags are taken out of an answer (the 1.5B model
@@ -44,7 +47,7 @@ from archivist.agent.policy.evidence import (
     subjects_in,
     subjects_named,
 )
-from archivist.agent.policy.question import subject_terms
+from archivist.agent.policy.question import asks_to_judge, subject_terms
 from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence
 from archivist.agent.unit_split import split_sentences
@@ -197,12 +200,7 @@ def bridge_citations(question: str, answer: str, units: Sequence[Evidence],
 
 def _titles(items: Iterable[Evidence]) -> re.Pattern[str] | None:
     """A pattern for the section titles of ``items`` (without qualifiers), or None."""
-    titles = set()
-    for item in items:
-        headings = item.get("heading_path") or [""]
-        title = re.sub(r"\s*(?:\(.*\)|,.*)$", "", " ".join(headings[-1].split()))
-        if len(title) >= 4:
-            titles.add(title)
+    titles = {title for item in items if len(title := _title(item)) >= 4}
     if not titles:
         return None
     return re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in sorted(titles)))
@@ -233,6 +231,58 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
         if best not in " ".join(quoted):
             quoted.append(f"{best} [{number}]")
     return " ".join(quoted)
+
+
+#: Words of the question, unstated by the cited passages, the bridge's sentence must state.
+BRIDGE_OPEN_WORDS = 2
+
+
+def past_the_bridge(question: str, answer: str, units: Sequence[Evidence]) -> str:
+    """The sentence of a bare answer's own section that states what the question asks; else "".
+
+    A two-hop question describes its bridge and asks something of it ("Notable speakers
+    at the Institute include a painter known for his depictions of what?"). A small model
+    answers with the bridge itself ("Jeffrey Smart [1]", from "Notable speakers included
+    ... the painter Jeffrey Smart"), even with the painter's own page before it ("...
+    painter known for his precisionist depictions of urban landscapes"). The answer is
+    read as the bridge when it is bare (at most :data:`BARE_WORDS` words, naming nothing
+    the question names), a unit of another section than the cited ones is titled with it,
+    and one sentence there states :data:`BRIDGE_OPEN_WORDS`, and half, of the question's
+    words the cited units and the answer leave unstated. That sentence, cited, is the
+    answer: what the documents say of the bridge, word for word (after the bridge's name,
+    unless it names it), cited and checked like any other.
+    """
+    claims = split_claims(answer)
+    if len(claims) != 1 or asks_to_judge(question):
+        return ""
+    sentence, numbers = claims[0]
+    named = strip_citations(sentence).strip(" .")
+    cited = [units[n - 1] for n in numbers if 1 <= n <= len(units)]
+    if (not cited or not named or len(named.split()) > BARE_WORDS
+            or named.lower() in question.lower()):
+        return ""
+    open_words = (content_words(question) - content_words(named)
+                  - content_words(" ".join(item.get("text", "") for item in cited)))
+    sections = {item.get("parent_id") for item in cited}
+    best, best_number, best_held = "", 0, 0
+    for number, item in enumerate(units, 1):
+        if item.get("parent_id") in sections or _title(item).lower() != named.lower():
+            continue
+        for piece in (s for line in item.get("text", "").splitlines()
+                      for s in split_sentences(line)):
+            held = len(open_words & content_words(piece))
+            if held > best_held:
+                best, best_number, best_held = piece, number, held
+    if best_held < max(BRIDGE_OPEN_WORDS, len(open_words) / 2):
+        return ""
+    said = best if named.lower() in best.lower() else f"{named}: {best}"  # "She is ..."
+    return f"{defuse_citations(said)} [{best_number}]"
+
+
+def _title(item: Evidence) -> str:
+    """A passage's section title without its qualifier ("Faye" of "Faye (singer)")."""
+    headings = item.get("heading_path") or [""]
+    return re.sub(r"\s*(?:\(.*\)|,.*)$", "", " ".join(headings[-1].split()))
 
 
 #: Words a sentence needs for a second saying of it to count as a repeat.

@@ -34,6 +34,7 @@ from archivist.agent.claims import parse_citations
 from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.policy.answer import (
     needs_second_look,
+    past_the_bridge,
     quote_cited,
     without_markup,
     without_repeats,
@@ -246,7 +247,8 @@ class ResearchNodes:
         sentences it cites (asked again instead, the 1.5B model abstained, 7 of 7 times in
         the curated and HotpotQA runs of 2026-12-03), one that abstained over passages kept
         as relevant gets a second look, and one for a year no passage names is replaced by
-        an abstention that says which years they cover. Nothing has been shown
+        an abstention that says which years they cover; one naming what a two-hop question
+        describes is made its page's sentence on what is asked. Nothing has been shown
         to the user yet, so nothing shown is ever taken back.
         """
         question = state.sub_question
@@ -261,7 +263,13 @@ class ResearchNodes:
             answer = without_markup(self.second_look(state, answer)) or answer
             if self.policy.quote_pointed:
                 quoted = quote_cited(question, answer, state.units)
-        if quoted:
+        if self.policy.past_the_bridge and (past := past_the_bridge(question, answer,
+                                                                    state.units)):
+            emit_step(StepKind.PAST_THE_BRIDGE, "the answer named what the question describes: "
+                      "its own page's sentence on what is asked is quoted",
+                      sub_question=state.index)
+            answer = past
+        elif quoted:
             emit_step(StepKind.QUOTED, "the answer gave only citations: the sentences of the "
                       "passages it cites are quoted", sub_question=state.index)
             answer = quoted
