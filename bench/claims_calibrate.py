@@ -22,6 +22,7 @@ from typing import Any
 
 from archivist.agent.claims import (
     SUPPORT_THRESHOLD,
+    adds_nothing_held,
     holds_property,
     missing_facts,
     support_score,
@@ -48,8 +49,8 @@ def scored(pairs: list[dict[str, Any]], embedder: Any) -> list[tuple[float, bool
     """``(support score, facts all present, labelled supported)`` per pair.
 
     "Facts all present" is every check but the score's: the claim's numbers and names are
-    in the evidence, and what it states of each subject the question offers is in that
-    subject's units (``verdicts.py``).
+    in the evidence, some of what it adds to the question is too, and what it states of
+    each subject the question offers is in that subject's units (``verdicts.py``).
     """
     out = []
     for pair in pairs:
@@ -57,6 +58,8 @@ def scored(pairs: list[dict[str, Any]], embedder: Any) -> list[tuple[float, bool
         question = pair.get("question", "")
         score = support_score(pair["claim"], evidence, embedder)
         facts = not missing_facts(pair["claim"], "\n".join(evidence), question) \
+            and not (question and adds_nothing_held(pair["claim"], "\n".join(evidence),
+                                                    question)) \
             and not verdict_problem(pair["claim"], evidence, question, holds=holds_property)
         out.append((score, facts, bool(pair["supported"])))
     return out
