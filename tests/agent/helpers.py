@@ -1,12 +1,33 @@
-"""Small helpers for reading a turn's events in agent tests."""
+"""Small helpers for agent tests: a library of a few documents, a turn's events read."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from archivist.agent.service import AgentService
+from archivist.application import Application
 from archivist.events import Event
+from archivist.index.embeddings import SentenceTransformerEmbedder
+from archivist.settings import Settings
+
+
+def ingested_library(tmp_path_factory: pytest.TempPathFactory,
+                     embedder: SentenceTransformerEmbedder,
+                     docs: dict[str, str]) -> Iterator[Application]:
+    """A library of ``docs`` (file name to text), ingested; closed when the caller is done."""
+    root = tmp_path_factory.mktemp("library")
+    (root / "docs").mkdir()
+    for name, text in docs.items():
+        (root / "docs" / name).write_text(text, encoding="utf-8")
+    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
+                       embedder=embedder)
+    assert made.ingest.files([root / "docs"]).counts["added"] == len(docs)
+    yield made
+    made.close()
 
 
 def run(service: AgentService, message: str, thread_id: str | None = None) -> list[Event]:

@@ -4,17 +4,15 @@ the model scripted)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
 from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, run, steps
+from tests.agent.helpers import done, ingested_library, run, steps, unit_number
 
 from archivist.agent.policy import SMALL
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.settings import Settings
 from archivist.testing import CallInfo, ScriptedChatModel
 
 DOCS = {  # invented: what the painter depicts is only on her own page
@@ -33,15 +31,7 @@ WRITE = "Answer the user's question from the numbered passages"
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory,
             embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
-    root = tmp_path_factory.mktemp("bridge_answer")
-    (root / "docs").mkdir()
-    for name, text in DOCS.items():
-        (root / "docs" / name).write_text(text, encoding="utf-8")
-    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
-                       embedder=embedder)
-    assert made.ingest.files([root / "docs"]).counts["added"] == len(DOCS)
-    yield made
-    made.close()
+    yield from ingested_library(tmp_path_factory, embedder, DOCS)
 
 
 def _names_the_painter(writes: list[str]):
@@ -49,12 +39,8 @@ def _names_the_painter(writes: list[str]):
     def rule(messages: list[BaseMessage], info: CallInfo) -> str | None:
         if WRITE not in str(messages[0].content):
             return None
-        prompt = str(messages[-1].content)
-        writes.append(prompt)
-        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
-                                   re.DOTALL))
-        return "Ada Crane [{}]".format(
-            next(n for n, text in passages.items() if "the painter Ada Crane" in text))
+        writes.append(str(messages[-1].content))
+        return f"Ada Crane [{unit_number(messages, 'the painter Ada Crane')}]"
 
     return rule
 

@@ -9,13 +9,19 @@ from dataclasses import replace
 
 import pytest
 from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, run, source_names, steps, verifier_says
+from tests.agent.helpers import (
+    done,
+    ingested_library,
+    run,
+    source_names,
+    steps,
+    verifier_says,
+)
 
 from archivist.agent.policy import SMALL
 from archivist.agent.prompts import abstains
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
-from archivist.settings import Settings
 from archivist.testing import CallInfo, ScriptedChatModel
 
 DOCS = {  # invented places and people: the founder's birth year is only in her own article
@@ -45,23 +51,10 @@ def _writing(writes: list[str], reply: Callable[[dict[str, str]], str]):
     return rule
 
 
-def _ingested(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
-              docs: dict[str, str]) -> Iterator[Application]:
-    root = tmp_path_factory.mktemp("bridge")
-    (root / "docs").mkdir()
-    for name, text in docs.items():
-        (root / "docs" / name).write_text(text, encoding="utf-8")
-    made = Application(Settings(data_dir=root / "library", agent={"policy": "capable"}),
-                       embedder=embedder)
-    assert made.ingest.files([root / "docs"]).counts["added"] == len(docs)
-    yield made
-    made.close()
-
-
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory,
             embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
-    yield from _ingested(tmp_path_factory, embedder, DOCS)
+    yield from ingested_library(tmp_path_factory, embedder, DOCS)
 
 
 def _writer(second: str):
@@ -253,7 +246,7 @@ ALBUM_QUESTION = "Hollow Lantern is the third studio album by a singer-songwrite
 @pytest.fixture(scope="module")
 def albums(tmp_path_factory: pytest.TempPathFactory,
            embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
-    yield from _ingested(tmp_path_factory, embedder, ALBUM_DOCS)
+    yield from ingested_library(tmp_path_factory, embedder, ALBUM_DOCS)
 
 
 def test_the_hop_keeps_the_page_of_the_name_it_searched_for(
@@ -292,7 +285,7 @@ FILM_QUESTION = ("The Jade Lantern Caper is a 2003 comedy film featuring an actr
 @pytest.fixture(scope="module")
 def films(tmp_path_factory: pytest.TempPathFactory,
           embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
-    yield from _ingested(tmp_path_factory, embedder, FILM_DOCS)
+    yield from ingested_library(tmp_path_factory, embedder, FILM_DOCS)
 
 
 def _film_writer(writes: list[str]):
@@ -351,7 +344,7 @@ TOWN_QUESTION = "At the 2011 census, what was the population of the town where K
 @pytest.fixture(scope="module")
 def towns(tmp_path_factory: pytest.TempPathFactory,
           embedder: SentenceTransformerEmbedder) -> Iterator[Application]:
-    yield from _ingested(tmp_path_factory, embedder, TOWN_DOCS)
+    yield from ingested_library(tmp_path_factory, embedder, TOWN_DOCS)
 
 
 def test_a_year_no_passage_names_is_looked_for_on_the_bridge_page_first(
