@@ -128,8 +128,7 @@ class Policy:
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, bridge_hop=True, answer_hop=True, past_the_bridge=True,
-    quote_pointed=True,
-    year_check=True, verify_leaps=True,
+    quote_pointed=True, year_check=True, verify_leaps=True,
     subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
     answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
