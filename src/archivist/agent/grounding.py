@@ -94,10 +94,18 @@ def cite_sources(
     return final, sources, claims
 
 
-def no_supported_answer(question: str, units: Sequence[Evidence]) -> str:
-    """The abstention for an answer with no supported claim: what the closest units say."""
+def no_supported_answer(question: str, units: Sequence[Evidence],
+                        cited: Sequence[int] = ()) -> str:
+    """The abstention for an answer with no supported claim: what the closest units say.
+
+    The units its claims ``cited`` (numbers, from 1) come first: a vetoed "Latin [3]" shows
+    the passage it was read from.
+    """
+    first = [n for n in dict.fromkeys(cited) if 1 <= n <= len(units)]
+    ordered = [units[n - 1] for n in first] + [u for n, u in enumerate(units, 1)
+                                               if n not in first]
     found = []
-    for item in units[:2]:
+    for item in ordered[:2]:
         text = " ".join(item.get("text", "").split())
         text = text if len(text) <= FOUND_CHARS else text[:FOUND_CHARS].rstrip() + "…"
         where = f"{item['document_name']}, {item['pages']}" if item["pages"] else \

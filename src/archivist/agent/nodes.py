@@ -32,6 +32,7 @@ from archivist.agent.policy.answer import (
     leaps,
     without_markup,
 )
+from archivist.agent.policy.bare import answer_unlinked, as_answer
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.question import Asked, review
 from archivist.agent.quoting import one_line, quote_attr, quote_data
@@ -97,8 +98,8 @@ class ConversationNodes:
         self.summary_words = max(50, settings.agent.memory_summary_tokens * 3 // 4)
         self.max_sub_questions = settings.agent.max_sub_questions
         self.max_clarifications = settings.agent.max_clarifications
-        self.verify = model_verifier(llm) if policy.verify_claims or policy.verify_leaps \
-            else None
+        self.verify = model_verifier(llm) if (
+            policy.verify_claims or policy.verify_leaps or policy.verify_bare_answers) else None
 
     @timed("memory")
     def memory(self, state: AgentState) -> dict[str, Any]:
@@ -257,7 +258,10 @@ class ConversationNodes:
 
         Every claim goes to it with ``verify_claims``; on the small policy only those the
         code checks are blind to: a join across sections or an unnamed subject
-        (``leaps``), unless a verdict code read subject by subject.
+        (``leaps``), unless a verdict code read subject by subject, and an answer that is
+        one bare name no cited sentence links to the question (``answer_unlinked``; a list
+        of names is not put item by item). A bare answer is put as what it states: that it
+        answers the question (``as_answer``).
         """
         verify = self.verify
         if verify is None:
@@ -268,10 +272,14 @@ class ConversationNodes:
 
         def blind(claim: Claim) -> bool:
             return self.policy.verify_claims or (
-                leaps(question, cited(claim)) and not judged_by_code(claim.text, question))
+                self.policy.verify_leaps and leaps(question, cited(claim))
+                and not judged_by_code(claim.text, question)) or (
+                self.policy.verify_bare_answers and len(checked.claims) == 1
+                and answer_unlinked(question, claim.text, cited(claim)))
 
-        return veto_claims(checked, lambda claim: verify(question, claim.text, cited(claim)),
-                           only=blind)
+        return veto_claims(
+            checked, lambda claim: verify(question, as_answer(claim.text, question),
+                                          cited(claim)), only=blind)
 
     @timed("answer")
     def answer(self, state: AgentState) -> dict[str, Any]:
@@ -344,7 +352,8 @@ class ConversationNodes:
                 emit_step(StepKind.CLAIMS, "the cited passages do not name what the question "
                           "asks about: not kept")
             if not checked.any_supported or off_subject:
-                text, sources, claims = no_supported_answer(state.question, units), [], []
+                text = no_supported_answer(state.question, units, checked.cited())
+                sources, claims = [], []
             cited = bool(sources)
         else:
             report = build_sources(text, evidence)

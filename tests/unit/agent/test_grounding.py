@@ -53,6 +53,8 @@ def test_an_answer_with_no_supported_claim_says_what_was_found() -> None:
     text = no_supported_answer("How is it kept consistent?", UNITS)
     assert abstains(text) and "How is it kept consistent?" in text
     assert '"Pending first." (guide.pdf, p. 6)' in text and "Vectors" not in text
+    vetoed = no_supported_answer("How is it kept consistent?", UNITS, cited=[3, 9])
+    assert vetoed.index(UNITS[2]["text"]) < vetoed.index(UNITS[0]["text"])  # cited first
 
 
 def test_unsupported_sentences_are_marked_for_people() -> None:

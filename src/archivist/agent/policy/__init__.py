@@ -96,6 +96,10 @@ class Policy:
     #: code checks are blind, and not on a plain question's one-section answer; a verdict
     #: code read subject by subject (``verdicts.judged_by_code``) is not
     verify_leaps: bool = False
+    #: an answer that is one bare name ("Latin [1]") no cited sentence links to the question
+    #: (``bare.answer_unlinked``) is put to that call as the answer to the question: its
+    #: words are in its unit by construction, so the word checks cannot judge it
+    verify_bare_answers: bool = False
     #: tokens of evidence units (sentences, items, rows) the writer reads: prompt
     #: evaluation dominates a small local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
@@ -128,7 +132,7 @@ class Policy:
 SMALL = Policy(
     name="small", plan_in_code=True, review_analysis=True, score_gate=True, subject_filter=True,
     ground_queries=True, second_look=True, bridge_hop=True, answer_hop=True, past_the_bridge=True,
-    quote_pointed=True, year_check=True, verify_leaps=True,
+    quote_pointed=True, year_check=True, verify_leaps=True, verify_bare_answers=True,
     subject_confidence=True, attribute_uncited=True, abstain_in_code=True,
     answer_on_subject=True, compose_in_code=True, summary_figures=True, document_in_code=True,
     unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,

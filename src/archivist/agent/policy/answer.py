@@ -41,6 +41,7 @@ from archivist.agent.claims import (
     split_claims,
     strip_citations,
 )
+from archivist.agent.policy.bare import BARE_WORDS, bare_answer, states_enough
 from archivist.agent.policy.evidence import (
     fully_on_subject,
     on_subject,
@@ -134,8 +135,6 @@ def linked_to(cited: list[Evidence], seen: Iterable[Evidence]) -> list[Evidence]
 
 #: Passages a claim's citations are completed with, at most: the hops of a two-hop question.
 BRIDGE_UNITS = 2
-#: Words of a bare answer ("Latin", "Eddie "The Eagle" Edwards"), at most.
-BARE_WORDS = 5
 
 
 def bridges(question: str, cited: Sequence[Evidence], seen: Sequence[Evidence],
@@ -233,10 +232,6 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
     return " ".join(quoted)
 
 
-#: Words of the question, unstated by the cited passages, the bridge's sentence must state.
-BRIDGE_OPEN_WORDS = 2
-
-
 def past_the_bridge(question: str, answer: str, units: Sequence[Evidence]) -> str:
     """The sentence of a bare answer's own section that states what the question asks; else "".
 
@@ -247,7 +242,7 @@ def past_the_bridge(question: str, answer: str, units: Sequence[Evidence]) -> st
     painter known for his precisionist depictions of urban landscapes"). The answer is
     read as the bridge when it is bare (at most :data:`BARE_WORDS` words, naming nothing
     the question names), a unit of another section than the cited ones is titled with it,
-    and one sentence there states :data:`BRIDGE_OPEN_WORDS`, and half, of the question's
+    and one sentence there states ``bare.BRIDGE_OPEN_WORDS``, and half, of the question's
     words the cited units and the answer leave unstated. That sentence, cited, is the
     answer: what the documents say of the bridge, word for word (after the bridge's name,
     unless it names it), cited and checked like any other.
@@ -256,10 +251,9 @@ def past_the_bridge(question: str, answer: str, units: Sequence[Evidence]) -> st
     if len(claims) != 1 or asks_to_judge(question):
         return ""
     sentence, numbers = claims[0]
-    named = strip_citations(sentence).strip(" .")
+    named = bare_answer(sentence, question)
     cited = [units[n - 1] for n in numbers if 1 <= n <= len(units)]
-    if (not cited or not named or len(named.split()) > BARE_WORDS
-            or named.lower() in question.lower()):
+    if not cited or not named:
         return ""
     open_words = (content_words(question) - content_words(named)
                   - content_words(" ".join(item.get("text", "") for item in cited)))
@@ -273,7 +267,7 @@ def past_the_bridge(question: str, answer: str, units: Sequence[Evidence]) -> st
             held = len(open_words & content_words(piece))
             if held > best_held:
                 best, best_number, best_held = piece, number, held
-    if best_held < max(BRIDGE_OPEN_WORDS, len(open_words) / 2):
+    if not states_enough(best_held, len(open_words)):
         return ""
     said = best if named.lower() in best.lower() else f"{named}: {best}"  # "She is ..."
     return f"{defuse_citations(said)} [{best_number}]"

@@ -1,0 +1,81 @@
+"""Bare answers: a name or figure given as the whole answer ("Latin [1]").
+
+* :func:`bare_answer`: the name a claim gives as the whole answer, else "".
+* :func:`answer_unlinked`: a bare answer whose cited sentences that name it state little
+  of what the question asks. Every word of a bare answer is in the unit it cites, so the
+  word checks pass it whatever that unit says of it; whether the unit says it *is* the
+  answer is a judgement of meaning, put to the verification call (small policy
+  ``verify_bare_answers``).
+* :func:`as_answer`: the statement a bare answer makes, for that call: "The answer to
+  the question is Latin." ("Latin" alone is stated by any passage that names it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from archivist.agent.claims import strip_citations
+from archivist.agent.policy.question import asks_to_judge
+from archivist.agent.state import Evidence
+from archivist.agent.unit_split import split_sentences
+from archivist.stopwords import content_words
+
+#: Words of a bare answer ("Latin", "Eddie "The Eagle" Edwards"), at most.
+BARE_WORDS = 5
+#: Words of the question, unstated by the cited passages, the bridge's sentence must state;
+#: also what a bare answer's own sentence must state of the question (with half of them).
+BRIDGE_OPEN_WORDS = 2
+
+
+def bare_answer(claim: str, question: str) -> str:
+    """The name or figure ``claim`` gives as the whole answer, without its citations; else "".
+
+    Bare: at most :data:`BARE_WORDS` words, not words of the question ("The Exies" for
+    "Which band was formed first, The Exies or Circus Diablo?" is a verdict), and at least
+    half of its content words new to it ("Antara Mali" is, for a question on Jagdish Mali;
+    "Books were translated into Latin" is a short sentence, not a name).
+    """
+    named = strip_citations(claim).strip(" .")
+    if not named or len(named.split()) > BARE_WORDS or named.lower() in question.lower():
+        return ""
+    own = content_words(named)
+    return "" if 2 * len(own - content_words(question)) < len(own) else named
+
+
+def states_enough(stated: int, wanted: int) -> bool:
+    """Whether ``stated`` of ``wanted`` words is :data:`BRIDGE_OPEN_WORDS`, and half, of them."""
+    return stated >= max(BRIDGE_OPEN_WORDS, wanted / 2)
+
+
+def answer_unlinked(question: str, claim: str, cited: Sequence[Evidence]) -> bool:
+    """Whether ``claim`` is a bare answer no cited sentence that names it links to the question.
+
+    Linked: a sentence of a cited unit names the answer and states
+    :data:`BRIDGE_OPEN_WORDS`, and half, of the question's words ("Amcor CEO Ron Delia
+    said ..." for "Who is the CEO of Amcor?"). Asked what language books were translated
+    into in Haymo of Faversham's era, the 1.5B answered "Latin [1]" from Haymo's page,
+    whose one sentence naming Latin glosses his epithet; asked for the pop band one of a
+    film's stars founded, it named a star, from the film's cast list. A verdict between
+    the question's own subjects is read by ``verdicts.py``, not here.
+    """
+    named = bare_answer(claim, question)
+    if not named or asks_to_judge(question):
+        return False
+    wanted = content_words(question) - content_words(named)
+    if not wanted:
+        return False
+    marks = content_words(named)
+    best = 0
+    for item in cited:
+        for line in item.get("text", "").splitlines():
+            for sentence in split_sentences(line):
+                words = content_words(sentence)
+                if marks & words or named.lower() in sentence.lower():
+                    best = max(best, len(wanted & words))
+    return not states_enough(best, len(wanted))
+
+
+def as_answer(claim: str, question: str) -> str:
+    """The statement ``claim`` makes: a bare answer's is that it answers the question."""
+    named = bare_answer(claim, question)
+    return f"The answer to the question is {named}." if named else claim
