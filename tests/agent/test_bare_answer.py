@@ -65,3 +65,22 @@ def test_a_capable_model_bare_answer_is_not_put_to_a_call(
                                                        _names_latin]),
                               library=library), QUESTION)
     assert asked == [] and done(events)["answer"].startswith("Latin")
+
+
+def test_every_sentence_verified_puts_a_bare_name_as_the_answer_and_a_list_as_written(
+        make_service, library: Application) -> None:
+    asked: list[str] = []
+    run(make_service(ScriptedChatModel(rules=[verifier_says("Yes", asked), _names_latin]),
+                     library=library, verify_claims=True), QUESTION)
+    assert asked == ["The answer to the question is Latin."]
+
+    def names_two(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        if WRITE not in str(messages[0].content):
+            return None
+        n = unit_number(messages, "Latin for teacher")
+        return f"- Latin [{n}]\n- Magister [{n}]"
+
+    asked.clear()
+    run(make_service(ScriptedChatModel(rules=[verifier_says("Yes", asked), names_two]),
+                     library=library, verify_claims=True), QUESTION)
+    assert asked == ["- Latin", "- Magister"]  # as written, list marks and all

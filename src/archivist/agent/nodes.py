@@ -260,8 +260,9 @@ class ConversationNodes:
         code checks are blind to: a join across sections or an unnamed subject
         (``leaps``), unless a verdict code read subject by subject, and an answer that is
         one bare name no cited sentence links to the question (``answer_unlinked``; a list
-        of names is not put item by item). A bare answer is put as what it states: that it
-        answers the question (``as_answer``).
+        of names is not put item by item). A bare name is put as what it states: that it
+        answers the question (``as_answer``); an item of a list is one answer of several,
+        and is put as written.
         """
         verify = self.verify
         if verify is None:

@@ -16,6 +16,7 @@ BOOKS = "What language were books being translated into during the era of Oskar 
 
 def test_a_bare_answer_is_a_short_name_the_question_does_not_give() -> None:
     assert bare_answer("Latin [1].", BOOKS) == "Latin"
+    assert bare_answer("- Latin [1]", BOOKS) == bare_answer("2. Latin [1]", BOOKS) == ""
     assert bare_answer("Oskar Brand [1]", BOOKS) == ""  # the question's own words
     assert bare_answer("Books were translated into Latin in his era [1].", BOOKS) == ""
 

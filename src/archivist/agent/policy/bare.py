@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from archivist.agent.claims import strip_citations
@@ -25,17 +26,21 @@ BARE_WORDS = 5
 #: Words of the question, unstated by the cited passages, the bridge's sentence must state;
 #: also what a bare answer's own sentence must state of the question (with half of them).
 BRIDGE_OPEN_WORDS = 2
+_LIST_ITEM = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s")
 
 
 def bare_answer(claim: str, question: str) -> str:
     """The name or figure ``claim`` gives as the whole answer, without its citations; else "".
 
-    Bare: at most :data:`BARE_WORDS` words, not words of the question ("The Exies" for
-    "Which band was formed first, The Exies or Circus Diablo?" is a verdict), and at least
-    half of its content words new to it ("Antara Mali" is, for a question on Jagdish Mali;
-    "Books were translated into Latin" is a short sentence, not a name).
+    Bare: not an item of a list, at most :data:`BARE_WORDS` words, not words of the question
+    ("The Exies" for "Which band was formed first, The Exies or Circus Diablo?" is a
+    verdict), and at least half of its content words new to it ("Antara Mali" is, for a
+    question on Jagdish Mali; "Books were translated into Latin" is a short sentence, not a
+    name).
     """
     named = strip_citations(claim).strip(" .")
+    if _LIST_ITEM.match(named):  # "- Latin [1]" is one answer of a list, not the answer
+        return ""
     if not named or len(named.split()) > BARE_WORDS or named.lower() in question.lower():
         return ""
     own = content_words(named)
