@@ -37,6 +37,16 @@ def split_sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
+def text_sentences(text: str) -> list[str]:
+    """The sentences of each line of ``text`` (a unit, a passage), in order."""
+    return [sentence for line in text.splitlines() for sentence in split_sentences(line)]
+
+
+def is_list_item(line: str) -> bool:
+    """Whether ``line`` opens with a list mark ("- ", "* ", "2. ", "3) ")."""
+    return bool(_LIST_ITEM.match(line))
+
+
 def _is_figure_row(line: str) -> bool:
     """A PDF table line: a label followed by two or more figures, no sentence ending."""
     tokens = line.split()
@@ -107,7 +117,7 @@ def split_headed_units(text: str) -> list[tuple[str, str, str, str]]:
         elif _is_figure_row(stripped):
             flush()
             units.append(("row", stripped, header))
-        elif _LIST_ITEM.match(line):
+        elif is_list_item(line):
             flush()
             units.append(("item", stripped, ""))
         elif units and units[-1][0] == "item" and not paragraph and raw.startswith((" ", "\t")):

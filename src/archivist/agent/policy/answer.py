@@ -51,7 +51,7 @@ from archivist.agent.policy.evidence import (
 from archivist.agent.policy.question import asks_to_judge, subject_terms
 from archivist.agent.prompts import abstains, says_nothing
 from archivist.agent.state import Evidence
-from archivist.agent.unit_split import split_sentences
+from archivist.agent.unit_split import split_sentences, text_sentences
 from archivist.stopwords import content_words
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
@@ -221,8 +221,7 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
     asked = content_words(question)
     quoted: list[str] = []
     for number in [n for n in parse_citations(answer) if 1 <= n <= len(units)][:QUOTED_UNITS]:
-        pieces = [s for line in units[number - 1].get("text", "").splitlines()
-                  for s in split_sentences(line)]
+        pieces = text_sentences(units[number - 1].get("text", ""))
         if not pieces:
             continue
         best = defuse_citations(max(reversed(pieces), key=lambda s: (
@@ -262,8 +261,7 @@ def past_the_bridge(question: str, answer: str, units: Sequence[Evidence]) -> st
     for number, item in enumerate(units, 1):
         if item.get("parent_id") in sections or _title(item).lower() != named.lower():
             continue
-        for piece in (s for line in item.get("text", "").splitlines()
-                      for s in split_sentences(line)):
+        for piece in text_sentences(item.get("text", "")):
             held = len(open_words & content_words(piece))
             if held > best_held:
                 best, best_number, best_held = piece, number, held

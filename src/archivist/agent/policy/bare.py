@@ -12,13 +12,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from archivist.agent.claims import strip_citations
 from archivist.agent.policy.question import asks_to_judge
 from archivist.agent.state import Evidence
-from archivist.agent.unit_split import split_sentences
+from archivist.agent.unit_split import is_list_item, text_sentences
 from archivist.stopwords import content_words
 
 #: Words of a bare answer ("Latin", "Eddie "The Eagle" Edwards"), at most.
@@ -26,7 +25,6 @@ BARE_WORDS = 5
 #: Words of the question, unstated by the cited passages, the bridge's sentence must state;
 #: also what a bare answer's own sentence must state of the question (with half of them).
 BRIDGE_OPEN_WORDS = 2
-_LIST_ITEM = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s")
 
 
 def bare_answer(claim: str, question: str) -> str:
@@ -39,9 +37,8 @@ def bare_answer(claim: str, question: str) -> str:
     name).
     """
     named = strip_citations(claim).strip(" .")
-    if _LIST_ITEM.match(named):  # "- Latin [1]" is one answer of a list, not the answer
-        return ""
-    if not named or len(named.split()) > BARE_WORDS or named.lower() in question.lower():
+    if (not named or is_list_item(named)  # "- Latin [1]": one answer of a list, not the answer
+            or len(named.split()) > BARE_WORDS or named.lower() in question.lower()):
         return ""
     own = content_words(named)
     return "" if 2 * len(own - content_words(question)) < len(own) else named
@@ -71,12 +68,10 @@ def answer_unlinked(question: str, claim: str, cited: Sequence[Evidence]) -> boo
         return False
     marks = content_words(named)
     best = 0
-    for item in cited:
-        for line in item.get("text", "").splitlines():
-            for sentence in split_sentences(line):
-                words = content_words(sentence)
-                if marks & words or named.lower() in sentence.lower():
-                    best = max(best, len(wanted & words))
+    for sentence in (s for item in cited for s in text_sentences(item.get("text", ""))):
+        words = content_words(sentence)
+        if marks & words or named.lower() in sentence.lower():
+            best = max(best, len(wanted & words))
     return not states_enough(best, len(wanted))
 
 
