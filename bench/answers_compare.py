@@ -3,7 +3,7 @@
 Usage (settings such as ``ARCHIVIST_LLM__MODEL`` come from the environment, as for the CLI)::
 
     python bench/answers_compare.py DATASET --collection pdfs --data-dir DIR --out OUT \\
-        --limit 20 closed-book naive agent:pipeline agent:tools agent@table_queries=false
+        --start 50 --limit 20 closed-book naive agent:pipeline agent:tools agent@table_queries=false
 
 A system is ``closed-book``, ``naive`` or ``agent[:STRATEGY][@SETTING=VALUE,...]``: the
 agent with other settings on the same model (``agent@table_queries=false`` is the agent
@@ -67,10 +67,12 @@ def main() -> None:
     parser.add_argument("--collection", "-c", default=None)
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--start", type=int, default=0, help="skip the first items")
     parser.add_argument("--limit", type=int, default=None)
     args = parser.parse_args()
 
-    items = load_qa_dataset(args.dataset)[: args.limit]
+    items = load_qa_dataset(args.dataset)[args.start:]
+    items = items[: args.limit]
     overrides = {"data_dir": args.data_dir} if args.data_dir else {}
     with open_application(**overrides) as app:
         if args.dataset.is_dir():  # a BEIR folder (HotpotQA): its passages are the corpus

@@ -84,11 +84,10 @@ def _write_only(app: Any, question: str, collection: str | None) -> list[dict[st
         parents += items
     evidence = [*hits, *parents]
     selection = select_units(question, evidence, app.store.embedder,
-                             budget_tokens=SMALL.unit_tokens)
+                             budget_tokens=SMALL.budgets.unit_tokens)
     reply = app.agent.llm.invoke([
         SystemMessage(prompts.WRITE_UNITS_SYSTEM),
-        HumanMessage(prompts.WRITE_USER.format(question=question,
-                                               passages=render_units(selection, evidence))),
+        HumanMessage(prompts.write_user(render_units(selection, evidence), question)),
     ])
     units = [unit_evidence(selection, evidence, n) for n in range(1, len(selection.units) + 1)]
     return [{"question": question, "answer": str(reply.content), "units": units}]

@@ -15,11 +15,9 @@ from tests.agent.helpers import (
     run,
     source_names,
     steps,
-    verifier_says,
 )
 
 from archivist.agent.policy import SMALL
-from archivist.agent.prompts import abstains
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.testing import CallInfo, ScriptedChatModel
@@ -174,7 +172,7 @@ def test_a_sentence_the_writer_says_again_is_said_once(
 def test_a_fact_the_cited_passage_lacks_is_searched_for_and_cited(
         make_service, library: Application) -> None:
     # the 1.5B's way: the right year from its own knowledge, cited to the bridge passage
-    # (without the answer hop, which would read Varga's page and write again first)
+    # (without the bridge hop, which would read Varga's page and write again first)
     writes: list[str] = []
 
     def writer(messages: list[BaseMessage], info: CallInfo) -> str | None:
@@ -188,7 +186,7 @@ def test_a_fact_the_cited_passage_lacks_is_searched_for_and_cited(
         return f"Ilse Varga, the founder, was born in 1931 [{number}]."
 
     events = run(make_service(ScriptedChatModel(rules=[writer]), library=library,
-                              checks=replace(SMALL, answer_hop=False)), QUESTION)
+                              checks=replace(SMALL, bridge_hop=False)), QUESTION)
     assert len(writes) == 1 and "1931" not in writes[0]
     assert any("searching for it" in s.get("reason", "") for s in steps(events, "search"))
     (sources,) = [e.data for e in events if e.type == "sources"]
@@ -376,35 +374,3 @@ def test_a_year_still_unnamed_after_the_hop_abstains_without_a_call(
     assert done(events)["answer"].startswith("The documents do not contain anything for 2015")
 
 
-def test_a_small_model_puts_a_sentence_that_leans_on_a_bridge_to_the_model(
-        make_service, library: Application) -> None:
-    # the cited unit is Varga's article, which does not name the observatory asked about
-    asked: list[str] = []
-    events = run(make_service(ScriptedChatModel(rules=[verifier_says("No", asked),
-                                                       _writer("answer")]),
-                              library=library, checks=SMALL), QUESTION)
-    assert asked == ["Ilse Varga was born in 1931."]
-    assert abstains(done(events)["answer"])  # vetoed: no sentence left to show
-    assert any("the model found" in s["detail"] for s in steps(events, "claims"))
-
-    asked.clear()
-    events = run(make_service(ScriptedChatModel(rules=[verifier_says("Yes", asked),
-                                                       _writer("answer")]),
-                              library=library, checks=SMALL), QUESTION)
-    assert asked and "1931" in done(events)["answer"]
-
-
-def test_a_two_hop_answer_cites_the_passage_that_ties_it_to_the_question(
-        make_service, library: Application) -> None:
-    # the 1.5B's way on two-hop questions: the answer alone, citing only the second hop
-    writer = _writing([], lambda passages: "1931 [{}].".format(
-        next(n for n, text in passages.items() if "1931" in text)))
-    # both names asked, so one search finds both hops; Varga's own page names no observatory
-    question = "In what year was Ilse Varga, the founder of the Zelmar Observatory, born?"
-    events = run(make_service(ScriptedChatModel(rules=[writer]), library=library), question)
-    (sources,) = [e.data for e in events if e.type == "sources"]
-    (claim,) = sources["claims"]
-    assert claim["supported"] and len(claim["citations"]) == 2
-    assert {s["document_name"] for s in sources["sources"]} == {"observatory.md", "varga.md"}
-    assert re.fullmatch(r"1931 \[\d\]\[\d\]\.", done(events)["answer"].split("\n")[0])
-    assert any("link them to the question" in s["detail"] for s in steps(events, "claims"))

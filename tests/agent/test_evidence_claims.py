@@ -6,6 +6,7 @@ from tests.unit.agent.test_claims import UNITS
 from tests.unit.agent.test_units import SECTION, _evidence
 
 from archivist.agent.claims import check_answer, check_claim, support_score
+from archivist.agent.state import Evidence
 from archivist.agent.units import MIN_SHARE, select_units
 from archivist.index.embeddings import SentenceTransformerEmbedder
 
@@ -65,13 +66,21 @@ def test_an_answer_is_checked_claim_by_claim(embedder: SentenceTransformerEmbedd
 
 
 def test_a_verifier_can_veto_a_supported_claim(embedder: SentenceTransformerEmbedder) -> None:
-    seen: list[tuple[str, list[str]]] = []
+    from archivist.agent.answer import Checker, Draft, Tools, run_steps
+    from archivist.agent.question import parse_question
 
-    def verify(claim: str, cited: list[str]) -> bool:
-        seen.append((claim, cited))
+    seen: list[tuple[str, str, list[str]]] = []
+
+    def verify(question: str, claim: str, cited: list[Evidence]) -> bool:
+        seen.append((question, claim, [c.get("text", "") for c in cited]))
         return False
 
-    checked = check_answer("Leftovers are purged when the library is next opened [2].", UNITS,
-                           embedder, verify=verify)
-    assert seen == [("Leftovers are purged when the library is next opened.", [UNITS[1]])]
-    assert not checked.any_supported and "verifier" in checked.claims[0].reason
+    units = [Evidence(kind="hit", parent_id=f"p{n}", document_id="d", document_name="d.md",
+                      pages="", page_start=None, page_end=None, sub_question=0, text=text)
+             for n, text in enumerate(UNITS, 1)]
+    draft = run_steps(Draft(parse_question("When are leftovers purged?"),
+                            "Leftovers are purged when the library is next opened [2].", units),
+                      ("verify",), Tools(Checker(embedder), verify))
+    assert seen == [("When are leftovers purged?",
+                     "Leftovers are purged when the library is next opened.", [UNITS[1]])]
+    assert not draft.supported and "verifier" in draft.claims[0].reason

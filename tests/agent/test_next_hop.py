@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from langchain_core.messages import BaseMessage
 from tests.agent.helpers import done, run, steps
 
-from archivist.agent.policy import SMALL
 from archivist.agent.state import RelevanceGrades
 from archivist.testing import CallInfo, ScriptedChatModel
 
@@ -44,14 +41,3 @@ def test_no_next_hop_when_the_grader_proposes_none_or_a_repeat(make_service) -> 
         events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
         assert steps(events, "next_hop") == []
         assert [s["detail"] for s in steps(events, "search")] == ["How do I install PostgreSQL?"]
-
-
-def test_a_small_models_hop_must_name_what_the_passages_name(make_service) -> None:
-    # the 1.5B grader copied the grading prompt's example as the next hop
-    # (no answer hop: its search for the names the answer states is not the grader's hop)
-    small_grading = replace(SMALL, plan_in_code=False, score_gate=False, answer_hop=False)
-    llm = ScriptedChatModel(rules=[grader_with_hop("Tamsin Orwell university")])
-    events = run(make_service(llm, strategy="pipeline", checks=small_grading),
-                 "How do I install PostgreSQL?")
-    assert steps(events, "query_dropped") and steps(events, "next_hop") == []
-    assert [s["detail"] for s in steps(events, "search")] == ["How do I install PostgreSQL?"]

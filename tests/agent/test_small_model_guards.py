@@ -41,9 +41,8 @@ def test_confidence_is_never_high_when_the_evidence_misses_a_subject() -> None:
     passages = [_evidence("Canberra is the capital of Australia.", parent="p1"),
                 _evidence("The Australian Capital Territory holds Canberra.", parent="p2")]
     answer = "Canberra [atlas.md]"
-    assert confidence(answer, passages, [0], question="What is the capital of Australia?") == HIGH
-    assert confidence(answer, passages, [0],
-                      question="What is the capital of Mongolia?") == MEDIUM
+    assert confidence(answer, passages, [0], on_subject=True) == HIGH
+    assert confidence(answer, passages, [0], on_subject=False) == MEDIUM
 
 
 def _split_in_three(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
@@ -81,15 +80,19 @@ def _keep_everything(messages: list[BaseMessage], info: CallInfo) -> RelevanceGr
     return None
 
 
-def test_passages_off_the_subject_are_dropped_and_the_agent_abstains(make_service) -> None:
-    llm = ScriptedChatModel(rules=[_keep_everything])  # a grader that keeps anything
-    events = run(make_service(llm, checks=REVIEWED), "What is the capital of Mongolia?")
-    assert steps(events, "off_subject")
-    answer = done(events)["answer"]
-    assert abstains(answer)
-    (sources,) = [e.data for e in events if e.type == "sources"]
-    assert sources["sources"] == [] and sources["confidence"] == "low"
-    assert all(c.schema for c in llm.calls)  # no answer was written from the passages
+def test_passages_off_the_subject_end_in_an_abstention_on_every_profile(make_service) -> None:
+    # a grader that keeps anything: the answer is written, and the decision abstains
+    # because no unit names what the question asks about, whatever the model's size
+    for checks in (REVIEWED, None):
+        llm = ScriptedChatModel(rules=[_keep_everything])
+        service = make_service(llm, checks=checks) if checks else make_service(llm)
+        events = run(service, "What is the capital of Mongolia?")
+        answer = done(events)["answer"]
+        assert abstains(answer), answer
+        (sources,) = [e.data for e in events if e.type == "sources"]
+        assert sources["sources"] == [] and sources["confidence"] == "low"
+        decisions = steps(events, "decision")
+        assert all(d["outcome"] == "abstain" and d["addressing"] == 0.0 for d in decisions)
 
 
 SECTION = """# Annual report
@@ -173,30 +176,6 @@ def test_a_question_that_names_everything_is_not_asked_back(make_service) -> Non
     vague = run(make_service(ScriptedChatModel(rules=[_always_unclear]), checks=REVIEWED),
                 "How do I install it?")
     assert done(vague)["status"] == "clarification"
-
-
-def _keep_the_update_section(
-    messages: list[BaseMessage], info: CallInfo
-) -> RelevanceGrades | None:
-    # an on-subject but wrong pick, like the 1.5B model keeping the DVD segment's table
-    if info.schema is not RelevanceGrades:
-        return None
-    text = "\n".join(str(m.content) for m in messages)
-    blocks = re.findall(r'<passage id="(P\d+)"[^>]*>(.*?)</passage>', text, re.S)
-    return RelevanceGrades(relevant=[i for i, body in blocks if "Minor releases" in body][:1])
-
-
-def test_the_pipeline_keeps_on_subject_passages_the_grader_passed_over(make_service) -> None:
-    llm = ScriptedChatModel(rules=[_keep_the_update_section])
-    events = run(make_service(llm, strategy="pipeline", checks=REVIEWED),
-                 "How do I install PostgreSQL?")
-    (grade,) = steps(events, "grade")
-    assert "kept as context" in grade["detail"]
-    (write_call,) = [c for c in llm.calls if not c.schema]
-    assert "apt install postgresql" in write_call.text
-    assert "espresso" not in write_call.text.lower()  # off the subject: still dropped
-    (sources,) = [e.data for e in events if e.type == "sources"]
-    assert sources["confidence"] != "high"  # one passage graded relevant, the rest context
 
 
 def _route_direct(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:

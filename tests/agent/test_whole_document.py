@@ -183,7 +183,8 @@ def test_a_replaced_document_is_read_again_within_the_budget(
     assert library.ingest.files([docs]).counts["replaced"] == 1
     assert library.store.summaries.document_ids(collection) == set()  # dropped with it
 
-    small = replace(SMALL, document_read_tokens=60)  # about two of the four sections
+    # about two of the four sections
+    small = replace(SMALL, budgets=replace(SMALL.budgets, document_read_tokens=60))
     llm = ScriptedChatModel(rules=[_reply])
     events = run(make_service(llm, library=library, checks=small), "Summarize handbook.md")
     read = len(_maps(llm))

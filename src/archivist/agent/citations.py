@@ -101,8 +101,7 @@ def union_support(
     claim that joins two facts ("the man who resigned in 2000 was born in 1924") is held by
     two units, one for each. The joined units pass the test cited ones must pass: they hold
     every number and name of the claim, its support score (the best cosine of one of
-    them, averaged with their word coverage) reaches ``threshold``, and a verdict between
-    the question's subjects holds subject by subject (``verdicts.py``).
+    them, averaged with their word coverage) reaches ``threshold``.
     """
     single = best_support(claim, units, embedder, question=question, threshold=threshold)
     if single is not None and check_claim(claim, [single], units, embedder, question=question,
@@ -160,7 +159,7 @@ def recite_unsupported(
             continue
         numbers = union_support(text, citations, units, embedder, question=question,
                                 threshold=threshold)
-        if numbers is None:  # what it returns passes the whole check, verdicts included
+        if numbers is None:  # what it returns passes the whole check
             continue
         answer = cite_again(answer, sentence, numbers)
         given += 1

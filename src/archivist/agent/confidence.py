@@ -9,10 +9,8 @@ which sub-questions have kept evidence:
 - **high**: every sub-question has at least two distinct passages from the user's
   documents graded relevant (a section read in full counts as the passage that led to
   it; passages kept only as ``context`` do not count), the answer cites the documents it
-  used, and (on a small model) the passages name every subject of the question (see
-  ``policy/evidence.py``): a
-  grader that kept a footnote about another "capital" for "What is the capital of
-  Mongolia?" gives no high confidence.
+  used, and the units name every subject of the question: a passage about another
+  "capital" for a question on a country's capital gives no high confidence.
 - **medium**: everything in between: a sub-question rests on a single passage, the
   evidence is only from the web, or the answer names no document it used.
 """
@@ -21,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from archivist.agent.policy.evidence import fully_on_subject
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence
 
@@ -41,13 +38,13 @@ def _distinct(items: Iterable[Evidence]) -> int:
 
 def confidence(
     answer: str, evidence: list[Evidence], sub_questions: Iterable[int], cited: bool = True,
-    question: str = "",
+    on_subject: bool = True,
 ) -> str:
     """The confidence of ``answer`` given the kept ``evidence`` per sub-question index.
 
     ``cited`` says whether the answer names the documents it used (see ``sources.py``);
-    ``question`` (when given: the small-model policy) must have all its named subjects in
-    the evidence for high.
+    ``on_subject`` whether the units name every subject of the question (the decision's
+    addressing, ``answer/decision.py``): high needs both.
     """
     indices = list(sub_questions)
     if abstains(answer) or not evidence or not indices:
@@ -55,7 +52,7 @@ def confidence(
     documents = [e for e in evidence if e["kind"] != "web"]
     if any(e.get("grade", "relevant") == "ungraded" for e in documents):
         return LOW
-    level = HIGH if cited and fully_on_subject(question, evidence) else MEDIUM
+    level = HIGH if cited and on_subject else MEDIUM
     for index in indices:
         own = [e for e in evidence if e["sub_question"] == index]
         if not own:

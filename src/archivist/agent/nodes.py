@@ -21,36 +21,31 @@ from langchain_core.messages import (
 from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
-from archivist.agent.citations import attribute_uncited, prune_citations, recite_unsupported
-from archivist.agent.claims import CheckedAnswer, Claim, check_answer, check_claim, veto_claims
+from archivist.agent.answer import STRICTNESS, Checker, Draft, Tools, decide, run_steps
+from archivist.agent.answer.decision import ANSWER
+from archivist.agent.answer.shaping import without_markup
+from archivist.agent.claims import CheckedAnswer
 from archivist.agent.confidence import LOW, confidence
 from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import (
-    bridge_citations,
-    cites_the_subject,
-    leaps,
-    without_markup,
-)
-from archivist.agent.policy.bare import answer_unlinked, as_answer
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
-from archivist.agent.policy.question import Asked, review
+from archivist.agent.policy.question import Asked, defined_by, review
+from archivist.agent.question import ParsedQuestion, parse_question
 from archivist.agent.quoting import one_line, quote_attr, quote_data
 from archivist.agent.research.state import ResearchInput
 from archivist.agent.sources import build_sources
-from archivist.agent.state import AgentState, Evidence, QuestionAnalysis
+from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import StepKind, emit_step, message_text, report_step, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.units import QueryEmbedder
-from archivist.agent.verdicts import judged_by_code
 from archivist.agent.verifier import model_verifier
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
 
 HISTORY_ANSWER_CHARS = 800
-#: a citation mending step: (answer, units, embedder, question=) -> (answer, how many changed)
-Mend = Callable[..., tuple[str, int]]
+#: The step kind each answer step reports under (the rest: ``claims``).
+_STEP_KINDS = {"quote_pointed": StepKind.QUOTED, "without_repeats": StepKind.REPEATS}
 
 
 def format_turns(messages: list[AnyMessage], answer_chars: int = HISTORY_ANSWER_CHARS) -> str:
@@ -83,23 +78,26 @@ class ConversationNodes:
         fast_profile: ModelProfile = DEFAULT_PROFILE, policy: Policy = CAPABLE,
         embedder: QueryEmbedder | None = None,
         documents: Callable[[], list[str]] | None = None,
+        titles: Callable[[], list[str]] | None = None,
     ) -> None:
         self.llm = llm
         self.policy = policy
         # the library's file names, for whole-document questions (none: the setting is off)
         self.documents = (documents or list) if settings.agent.document_questions else list
+        # the library's document titles and names: a term they name is not asked back
+        self.titles = titles or list
         self.embedder = embedder
         self.fast_llm = fast_llm or llm
         self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile,
-                                          max_tokens=policy.analysis_tokens)
+                                          max_tokens=policy.budgets.analysis_tokens)
         self.web_enabled = web_enabled
         self.strategy = strategy or choose_strategy(settings)
         self.memory_turns = settings.agent.memory_turns
         self.summary_words = max(50, settings.agent.memory_summary_tokens * 3 // 4)
         self.max_sub_questions = settings.agent.max_sub_questions
         self.max_clarifications = settings.agent.max_clarifications
-        self.verify = model_verifier(llm) if (
-            policy.verify_claims or policy.verify_leaps or policy.verify_bare_answers) else None
+        self.verify = model_verifier(llm) if "verify" in policy.answer_steps else None
+        self.threshold = STRICTNESS[settings.agent.strictness]
 
     @timed("memory")
     def memory(self, state: AgentState) -> dict[str, Any]:
@@ -112,6 +110,7 @@ class ConversationNodes:
             "sub_questions": [], "sub_answers": None, "evidence": None, "answer": "",
             "sources": [], "confidence": "", "status": "running", "clarification": "",
             "clarification_rounds": 0, "route": "documents", "direct_reply": "", "depth": "",
+            "parsed": {},
         }
         messages = list(state.messages)
         if len(messages) <= 2 * self.memory_turns:
@@ -141,15 +140,20 @@ class ConversationNodes:
         cannot be parsed (after one retry showing the error) degrades to: clear, unsplit,
         answered from the documents.
         """
-        question = state.question
+        parsed = parse_question(state.question)
+        question = parsed.question  # instructions go to the writer, not to the search
         rounds = state.clarification_rounds
         if not rounds:
             emit_step(StepKind.STRATEGY, self.strategy.name, reason=self.strategy.reason)
+        if parsed.instructions:
+            emit_step(StepKind.INSTRUCTIONS, f"{len(parsed.instructions)} instructions set "
+                      "apart from the question", items=parsed.instructions)
         asked = Asked(
             question=question, fresh=not (state.messages or state.summary or rounds),
             rounds=rounds, may_ask=rounds < self.max_clarifications,
             history=bool(state.messages), previous=last_question(list(state.messages)),
             web_enabled=self.web_enabled, max_sub_questions=self.max_sub_questions,
+            defined=defined_by(question, self.titles()),
         )
         plan = plan_without_model(asked) if self.policy.plan_in_code else None
         how = "planned in code: no analysis call"
@@ -160,17 +164,17 @@ class ConversationNodes:
             emit_step(kind, detail, **extra)
         if plan.clarification:
             return {"clarification": plan.clarification, "sub_questions": [],
-                    "route": plan.route}
+                    "route": plan.route, "parsed": parsed.to_dict()}
         depth = depth_of(plan, question, self.documents())
         if depth == Depth.DOCUMENT:
             how += "; asks about a whole document the library holds"
         emit_step(StepKind.DEPTH, depth, reason=how, policy=self.policy.name)
         if depth == Depth.DIRECT:
             return {"route": "direct", "direct_reply": plan.direct_reply, "clarification": "",
-                    "sub_questions": [], "depth": depth.value}
+                    "sub_questions": [], "depth": depth.value, "parsed": parsed.to_dict()}
         # the state holds plain strings: a checkpoint must not carry this module's types
         return {"clarification": "", "sub_questions": plan.sub_questions, "route": plan.route,
-                "depth": depth.value}
+                "depth": depth.value, "parsed": parsed.to_dict()}
 
     def _analysis(self, state: AgentState, asked: Asked) -> QuestionAnalysis:
         """The analysis call's output (degraded when it cannot be parsed)."""
@@ -193,11 +197,13 @@ class ConversationNodes:
             return "clarify"
         if state.route == "direct":
             return "direct"
-        subs = state.sub_questions or [state.question]
+        parsed = ParsedQuestion.from_dict(state.parsed, state.question)
+        subs = state.sub_questions or [parsed.question]
         route = state.route or "documents"
         return [
             Send("research", ResearchInput(sub_question=q, index=i, route=route,
-                                           depth=state.depth or Depth.SINGLE.value))
+                                           depth=state.depth or Depth.SINGLE.value,
+                                           instructions=list(parsed.instructions)))
             for i, q in enumerate(subs)
         ]
 
@@ -226,61 +232,6 @@ class ConversationNodes:
             "clarification": "",
             "clarification_rounds": state.clarification_rounds + 1,
         }
-
-    def _mended(self, mend: Mend, text: str, checked: CheckedAnswer, unit_texts: list[str],
-                question: str, said: str) -> tuple[str, CheckedAnswer]:
-        """``text`` after one citation mending step, and its claims checked again if it changed.
-
-        ``said`` is the step's detail, ``{}`` standing for how many sentences or citations
-        the step changed.
-        """
-        text, changed = mend(text, unit_texts, self.embedder, question=question)
-        if not changed:
-            return text, checked
-        emit_step(StepKind.CLAIMS, said.format(changed))
-        return text, check_answer(text, unit_texts, self.embedder, question=question)
-
-    def _bridged(self, text: str, checked: CheckedAnswer, unit_texts: list[str],
-                 question: str, units: list[Evidence]) -> tuple[str, CheckedAnswer]:
-        """``text`` with its two-hop sentences citing both hops (``answer.bridge_citations``)."""
-        def supported(sentence: str, numbers: list[int]) -> bool:
-            return check_claim(sentence, numbers, unit_texts, self.embedder,
-                               question=question).supported
-
-        def mend(text: str, *_: object, **__: object) -> tuple[str, int]:
-            return bridge_citations(question, text, units, supported)
-
-        return self._mended(mend, text, checked, unit_texts, question,
-                            "{} sentences also cite the passages that link them to the question")
-
-    def _vetoed(self, checked: CheckedAnswer, question: str, units: list[Evidence]) -> int:
-        """How many supported claims the verification call vetoed (none without one).
-
-        Every claim goes to it with ``verify_claims``; on the small policy only those the
-        code checks are blind to: a join across sections or an unnamed subject
-        (``leaps``), unless a verdict code read subject by subject, and an answer that is
-        one bare name no cited sentence links to the question (``answer_unlinked``; a list
-        of names is not put item by item). A bare name is put as what it states: that it
-        answers the question (``as_answer``); an item of a list is one answer of several,
-        and is put as written.
-        """
-        verify = self.verify
-        if verify is None:
-            return 0
-
-        def cited(claim: Claim) -> list[Evidence]:
-            return [units[n - 1] for n in claim.citations]
-
-        def blind(claim: Claim) -> bool:
-            return self.policy.verify_claims or (
-                self.policy.verify_leaps and leaps(question, cited(claim))
-                and not judged_by_code(claim.text, question)) or (
-                self.policy.verify_bare_answers and len(checked.claims) == 1
-                and answer_unlinked(question, claim.text, cited(claim)))
-
-        return veto_claims(
-            checked, lambda claim: verify(question, as_answer(claim.text, question),
-                                          cited(claim)), only=blind)
 
     @timed("answer")
     def answer(self, state: AgentState) -> dict[str, Any]:
@@ -317,43 +268,26 @@ class ConversationNodes:
             text = without_markup(message_text(reply.content).strip())
         evidence = list(state.evidence)
         claims: list[dict[str, Any]] = []
+        on_subject = True
         if units and not prompts.abstains(text):
-            unit_texts = [u.get("text", "") for u in units]
-            if self.policy.attribute_uncited:
-                text, given = attribute_uncited(text, unit_texts, self.embedder,
-                                                question=state.question)
-                if given:
-                    emit_step(StepKind.CLAIMS, f"{given} uncited sentences given the passage "
-                              "that supports them")
-            checked = check_answer(text, unit_texts, self.embedder, question=state.question)
-            if self.policy.recite_unsupported and checked.unsupported:  # else nothing to mend
-                text, checked = self._mended(
-                    recite_unsupported, text, checked, unit_texts, state.question,
-                    "{} sentences given the passages that support them, in place of the ones "
-                    "they cited")
-            if self.policy.prune_citations:
-                text, checked = self._mended(
-                    prune_citations, text, checked, unit_texts, state.question,
-                    "{} citations dropped: their passages add nothing to the sentence another "
-                    "cited passage states")
-            if self.policy.bridge_citations:
-                text, checked = self._bridged(text, checked, unit_texts, state.question, units)
-            if vetoed := self._vetoed(checked, state.question, units):
-                emit_step(StepKind.CLAIMS, f"{vetoed} sentences the model found their passages "
-                          "do not state")
-            text, sources, claims = cite_sources(text, checked, units)
-            unsupported = len(checked.unsupported)
-            if checked.claims:
-                emit_step(StepKind.CLAIMS, f"{len(checked.claims) - unsupported} of "
-                          f"{len(checked.claims)} sentences supported by the passages they cite")
-            backed = [units[n - 1] for c in checked.claims if c.supported for n in c.citations]
-            off_subject = self.policy.answer_on_subject and not cites_the_subject(
-                state.question, backed, seen=units)
-            if off_subject and backed:
-                emit_step(StepKind.CLAIMS, "the cited passages do not name what the question "
-                          "asks about: not kept")
-            if not checked.any_supported or off_subject:
-                text = no_supported_answer(state.question, units, checked.cited())
+            parsed = ParsedQuestion.from_dict(state.parsed, state.question)
+            draft = run_steps(Draft(parsed, text, units), self.policy.answer_steps,
+                              Tools(Checker(self.embedder), self.verify),
+                              report=lambda name, said: emit_step(_STEP_KINDS.get(
+                                  name, StepKind.CLAIMS), said))
+            decision = decide(draft, self.threshold)
+            supported = len(draft.supported)
+            emit_step(StepKind.CLAIMS, f"{supported} of {len(draft.claims)} sentences "
+                      "supported by the passages they cite")
+            emit_step(StepKind.DECISION, f"{decision.outcome}: score {decision.score:.2f} "
+                      f"(threshold {self.threshold})", **decision.as_step(), draft=draft.text,
+                      checked=[[c.supported, round(c.score, 3)] for c in draft.claims])
+            on_subject = decision.addressing >= 1.0
+            if decision.outcome == ANSWER:
+                text, sources, claims = cite_sources(draft.text, CheckedAnswer(draft.claims),
+                                                     units)
+            else:
+                text = no_supported_answer(parsed.question, units, draft.cited())
                 sources, claims = [], []
             cited = bool(sources)
         else:
@@ -361,10 +295,8 @@ class ConversationNodes:
             for name in report.invented:
                 emit_step(StepKind.DROPPED_CITATION, name)
             sources, cited = report.sources, report.attribution == "cited"
-        level = confidence(
-            text, evidence, [s["index"] for s in subs], cited=cited,
-            question=state.question if self.policy.subject_confidence else "",
-        )
+        level = confidence(text, evidence, [s["index"] for s in subs], cited=cited,
+                           on_subject=on_subject)
         return {
             "answer": text,
             "sources": [asdict(s) for s in sources],

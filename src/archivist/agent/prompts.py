@@ -184,8 +184,20 @@ state. Only if no passage states it for exactly what the question asks, reply
 # [NETFLIX_2017_10K.pdf, p. 23]) with the same passages when the question came after them
 WRITE_USER = """{passages}
 
-Question: {question}
+Question: {question}{instructions}
 Answer from the passages above."""
+
+#: The user's own instructions on the answer (a definition, a unit, a rounding, a
+#: standpoint), set apart from the question that was searched.
+INSTRUCTIONS_BLOCK = """
+The user's instructions for the answer (quoted): {instructions}"""
+
+
+def write_user(passages: str, question: str, instructions: list[str] | None = None) -> str:
+    """The writing call's user message: passages, the question, then any instructions."""
+    block = INSTRUCTIONS_BLOCK.format(instructions=" ".join(instructions)) \
+        if instructions else ""
+    return WRITE_USER.format(passages=passages, question=question, instructions=block)
 
 NOTES_HEADER = """Your notes so far (compressed working memory):
 <notes>

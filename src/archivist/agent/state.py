@@ -90,6 +90,7 @@ class AgentState:
     summary: str = ""
     # the current turn
     question: str = ""
+    parsed: dict[str, Any] = field(default_factory=dict)  # the question read once (question/)
     route: str = ""  # "documents", "web" or "direct" (from question analysis)
     depth: str = ""  # "direct", "single" or "multi" (see policy/depth.py)
     direct_reply: str = ""

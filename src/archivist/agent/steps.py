@@ -30,6 +30,7 @@ class StepKind(StrEnum):
     NO_SPLIT = "no_split"
     SPLIT_BY_PARTS = "split_by_parts"
     REWRITE = "rewrite"
+    INSTRUCTIONS = "instructions"  # definitions, format and standpoint set apart
     REWRITE_DROPPED = "rewrite_dropped"
     SUB_QUESTIONS = "sub_questions"
     ANALYSIS_RETRY = "analysis_retry"
@@ -65,7 +66,7 @@ class StepKind(StrEnum):
     CLAIMS = "claims"  # how many sentences the passages they cite support
     SECOND_LOOK = "second_look"
     QUOTED = "quoted"  # an answer of citations alone, made the cited sentences
-    PAST_THE_BRIDGE = "past_the_bridge"  # an answer naming what the question describes
+    DECISION = "decision"  # answer or abstain, with the score that decided it
     REPEATS = "repeats"  # sentences the writer said again, dropped
     YEARS_NOT_COVERED = "years_not_covered"
     DROPPED_CITATION = "dropped_citation"

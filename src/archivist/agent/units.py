@@ -21,7 +21,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from archivist.agent.answer_kind import asks_for_a_kind, states_what_is_asked
+from archivist.agent.question.parsed import asks_for_a_kind, states_what_is_asked
 from archivist.agent.state import Evidence
 from archivist.agent.unit_split import split_headed_units
 from archivist.index.sparse import BM25Encoder
@@ -212,7 +212,7 @@ def select_units(
 ) -> Selection:
     """The units that bear on ``question``, best first, within ``budget_tokens``.
 
-    A unit that states the kind of thing asked (a year, a number: ``answer_kind.py``)
+    A unit that states the kind of thing asked (a year, a number: ``question/parsed.py``)
     scores KIND_WEIGHT more. Units under MIN_SHARE of the best score are left out, except
     the best unit of a section of ``each_of`` (parent ids) none of whose units made it. A
     sentence that leans back (see :func:`leans_back`), and each of the best WITH_NEIGHBOUR

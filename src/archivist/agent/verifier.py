@@ -1,6 +1,6 @@
 """A yes/no verification call per sentence the claim check passed (``verify_claims``).
 
-The checks in ``claims.py`` and ``verdicts.py`` are code: they see that a sentence's names,
+The checks in ``claims.py`` are code: they see that a sentence's names,
 numbers and words are in the passages it cites, not that the passages say it of the same
 thing ("whose godfather is Carl Philipp Emanuel Bach" over a passage that names him as the
 manuscript's copyist). A model that reads well can tell; the call is short (the sentence

@@ -79,7 +79,7 @@ def _naive(app: Application, llm: BaseChatModel, collection: str | None) -> Aske
         hits = app.searcher.search(item.question, collection=collection)
         evidence = [hit_evidence(h) for h in hits]
         passages = "\n".join(evidence_block(e) for e in evidence)
-        user = prompts.WRITE_USER.format(question=item.question, passages=passages)
+        user = prompts.write_user(passages, item.question)
         answer, stats, error = _one_call(llm, prompts.WRITE_SYSTEM, user)
         stats["wall_seconds"] = round(time.perf_counter() - started, 4)
         report = build_sources(answer, evidence)

@@ -48,6 +48,12 @@ class AgentSettings(BaseModel):
         description="When an answer abstains although passages were graded relevant, read "
         "them once more with a find-the-row prompt (one more LLM call).",
     )
+    strictness: Literal["lenient", "balanced", "strict"] = Field(
+        default="balanced",
+        description="How sure an answer must be to be shown rather than abstained on: its "
+        "share of supported sentences times how well it addresses the question must reach "
+        "0.25 (lenient), 0.5 (balanced) or 0.75 (strict).",
+    )
     verify_claims: bool = Field(
         default=False,
         description="Put each answer sentence the claim check passed to the model as a yes/no "

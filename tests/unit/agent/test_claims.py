@@ -9,7 +9,6 @@ from archivist.agent.citations import (
     recite_unsupported,
 )
 from archivist.agent.claims import (
-    adds_nothing_held,
     check_answer,
     check_claim,
     is_gap,
@@ -196,22 +195,3 @@ def test_a_verification_reply_vetoes_only_when_it_says_no() -> None:
     assert says_no("No") and says_no("no.") and says_no("**No**, the passage") and says_no(" NO")
     assert not says_no("Yes") and not says_no("Nothing") and not says_no("") \
         and not says_no("Not sure")
-
-
-def test_a_claim_adding_only_words_its_passage_lacks_is_not_supported() -> None:
-    question = "How are the Zelmar Observatory and Ilse Varga connected?"
-    unit = "The Zelmar Observatory was founded by the astronomer Ilse Varga in 1968."
-    # the question's words carry it over the threshold; what it adds is nowhere cited
-    made_up = ("The Zelmar Observatory is related to Ilse Varga's career and her association "
-               "with the company through its transfer of ownership.")
-    claim = check_claim(made_up, [1], [unit], None, question=question)
-    assert not claim.supported and "none of what it adds" in claim.reason
-    assert adds_nothing_held(made_up, unit, question)
-    # what the passage states, in the question's words and its own
-    said = "Ilse Varga founded the Zelmar Observatory in 1968."
-    assert check_claim(said, [1], [unit], None, question=question).supported
-    assert not adds_nothing_held(said, unit, question)
-    # one added word is not judged (a bare answer's), nor a claim without a question
-    assert not adds_nothing_held("The Zelmar Observatory is old.", unit, question)
-    assert not check_claim(made_up, [1], [unit], None).reason.startswith("the cited passages "
-                                                                        "hold none")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from archivist.agent.policy import CAPABLE, SMALL, policy_for
+from dataclasses import fields
+
+from archivist.agent.answer import STEPS
+from archivist.agent.policy import CAPABLE, SMALL, Policy, policy_for
 from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
 from archivist.agent.policy.question import Asked
 from archivist.llm.capabilities import ModelProfile
@@ -37,15 +40,16 @@ def test_history_clarifications_and_joined_parts_need_the_model() -> None:
 def test_the_policy_follows_the_profile() -> None:
     assert policy_for(ModelProfile(size="small")) == SMALL
     assert policy_for(ModelProfile()) == CAPABLE
-    assert not any(value for key, value in CAPABLE.__dict__.items()
-                   if key not in ("name", "unit_tokens", "document_answer_tokens",
-                                  "recite_unsupported", "prune_citations",
-                                  "search_support", "bridge_citations"))
+    flags = [f.name for f in fields(Policy) if f.type in ("bool", bool)]
+    assert len(flags) <= 10  # the policy is a few switches and the answer stage as data
+    assert not any(getattr(CAPABLE, flag) for flag in flags)  # a capable model: no crutches
     # mending where a citation points never changes what an answer says: every profile
-    assert CAPABLE.recite_unsupported and SMALL.recite_unsupported
-    assert CAPABLE.bridge_citations and SMALL.bridge_citations
-    assert CAPABLE.prune_citations and SMALL.prune_citations
-    assert SMALL.unit_tokens < 1000 < CAPABLE.unit_tokens  # what the writer reads
-    assert SMALL.document_answer_tokens < CAPABLE.document_answer_tokens
-    assert SMALL.document_read_tokens and not CAPABLE.document_read_tokens  # 0: no limit
+    for step in ("recite_unsupported", "prune_citations"):
+        assert step in CAPABLE.answer_steps and step in SMALL.answer_steps
+    assert len(CAPABLE.answer_steps) < len(SMALL.answer_steps)
+    assert set(SMALL.answer_steps) <= set(STEPS)
+    assert SMALL.budgets.unit_tokens < 1000 < CAPABLE.budgets.unit_tokens  # the writer reads
+    assert SMALL.budgets.document_answer_tokens < CAPABLE.budgets.document_answer_tokens
+    assert SMALL.budgets.document_read_tokens and not CAPABLE.budgets.document_read_tokens
     assert not policy_for(ModelProfile(size="small"), second_look=False).second_look
+    assert policy_for(ModelProfile(), verify_claims=True).answer_steps[-1] == "verify"

@@ -3,22 +3,11 @@ the second look (each case is what a real small model did)."""
 
 from __future__ import annotations
 
-from archivist.agent.answer_kind import asks_for_a_kind, states_what_is_asked
-from archivist.agent.policy.answer import (
-    cites_the_subject,
-    leaps,
-    needs_second_look,
-    quote_cited,
-    without_markup,
-    without_repeats,
-    years_not_covered,
-)
+from archivist.agent.policy.answer import needs_second_look, years_not_covered
 from archivist.agent.policy.evidence import (
     answer_query,
     bridge_query,
     coverage,
-    fully_on_subject,
-    grounded_query,
     keyword_query,
     names_section,
     offered_sections,
@@ -50,21 +39,6 @@ def test_passages_must_name_the_questions_subjects() -> None:
     assert not on_subject("Which singer is American, Mark King or Nick Hexum?", [footnote])
 
 
-def test_a_subject_counts_as_named_by_a_word_one_short_ending_apart() -> None:
-    # HotpotQA: "Germany's" and a typed "Gothais" against a passage on a German club in Gotha
-    question = ("This German team originally based in Gothais is sponsored by Germany's best "
-                "selling beer brand with an annual output of what?")
-    rockets = _evidence("Oettinger Rockets is a German professional basketball team based in "
-                        "Gotha, sponsored by the Oettinger brewery since 2004.")
-    assert on_subject(question, [rockets])
-    assert fully_on_subject(question, [rockets])
-    # a stem shorter than five letters, or an ending longer than two, names nothing else
-    assert not fully_on_subject("Who founded Iran's oldest bank?", [
-        _evidence("Ira Gershwin founded nothing.")])
-    assert not fully_on_subject("Who discovered Germanium?", [
-        _evidence("A German chemist discovered it in 1886.")])
-
-
 def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
     question = "How does Archivist stay consistent if it is killed during an ingest?"
     answer = _evidence("A document is pending until its vectors are written; on start, "
@@ -88,10 +62,6 @@ def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
 
 
 def test_queries_worth_running() -> None:
-    # the 1.5B copied the grading prompt's example as the next hop of a Netflix question
-    assert grounded_query("Tamsin Orwell university", "Netflix paid memberships 2017") == ""
-    assert grounded_query("Netflix  memberships 2016", "Netflix paid memberships") == (
-        "Netflix memberships 2016")
     question = "What were Amcor's net sales in fiscal 2023?"
     assert restates("What were Amcor's net sales in fiscal 2023? (June quarter)", question, [])
     assert restates("amcor sales", question, ["Amcor sales"])
@@ -120,40 +90,6 @@ def test_a_second_look_only_when_the_answer_found_nothing_over_relevant_passages
     assert not needs_second_look("", relevant)
 
 
-def test_an_answer_must_cite_passages_that_name_what_was_asked() -> None:
-    # asked which GPU Archivist needs, the 1.5B answered with the Python version
-    python = [_evidence("Archivist requires Python 3.11 or newer.", document="guide.pdf")]
-    assert not cites_the_subject("Which GPU does Archivist require for training?", python)
-    assert cites_the_subject("Which Python does Archivist require?", python)
-    # headings and document names count, as for passages kept
-    killed = [_evidence("If the process is killed half way, the next start removes it.",
-                        document="archivist-guide.pdf", headings=["How Archivist works"])]
-    assert cites_the_subject("How does Archivist stay consistent if killed?", killed)
-    # of more than two subjects, half will do
-    hexum = [_evidence("Nick Hexum was born in 1970.")]
-    assert cites_the_subject("Who is older, Mark King or Nick Hexum?", hexum)
-
-
-def test_a_passage_naming_the_cited_section_links_a_two_hop_answer_to_the_question() -> None:
-    question = "In what year was the founder of the Zelmar Observatory born?"
-    bridge = _evidence("Ilse Varga (born 1931) was an astronomer.", parent="p2",
-                       headings=["Ilse Varga"])
-    first_hop = _evidence("The Zelmar Observatory was founded by Ilse Varga in 1968.",
-                          parent="p1", headings=["Zelmar Observatory"])
-    assert not cites_the_subject(question, [bridge])
-    assert cites_the_subject(question, [bridge], seen=[first_hop, bridge])
-    # the link must name the cited section's title, whole and as written
-    near = _evidence("The Zelmar Observatory was founded by Ilse Vargas.", parent="p1")
-    assert not cites_the_subject(question, [bridge], seen=[near])
-    # the cited section's own sentences link nothing (the GPU answer stays refused)
-    python = _evidence("Archivist requires Python 3.11 or newer.", parent="p3",
-                       document="guide.pdf", headings=["Requirements"])
-    same = _evidence("Requirements for a GPU are listed below.", parent="p3",
-                     document="guide.pdf", headings=["Requirements"])
-    assert not cites_the_subject("Which GPU does Archivist require for training?", [python],
-                                 seen=[python, same])
-
-
 def test_the_bridge_query_names_what_the_pointed_passage_adds_to_the_question() -> None:
     question = "At the 2011 census, what was the population of the town where Ilse Varga was born?"
     pointed = [_evidence("Ilse Varga (born 2 June 1931 in Tessendorf, Lower Korvath) is a "
@@ -167,98 +103,6 @@ def test_the_bridge_query_names_what_the_pointed_passage_adds_to_the_question() 
     possessive = "Where was Ilse Varga's first telescope built?"
     assert bridge_query(possessive, [_evidence("Varga built it in Tessendorf.")]) == (
         "Tessendorf first telescope built")
-
-
-def test_a_cited_passage_naming_another_sections_title_is_linked_to_it() -> None:
-    question = "Who wrote a song after a festival in the Korvath District?"
-    song = _evidence("The song was written by Mara Quell after a festival in Tessendorf.",
-                     parent="p1", headings=["Tessendorf Waltz"])
-    town = _evidence("Tessendorf is a town in the Korvath District.", parent="p2",
-                     headings=["Tessendorf, Lower Korvath"])  # the title without qualifier
-    assert not cites_the_subject(question, [song])
-    assert cites_the_subject(question, [song], seen=[song, town])
-
-
-def test_an_answer_of_citations_alone_becomes_the_cited_sentences() -> None:
-    # HotpotQA: the 1.5B replied "[3]" with the station in unit 3 (after its context)
-    units = [
-        _evidence('Andrew "Drew" Fuller is an American actor.', parent="p1"),
-        _evidence("He played Chris Halliwell in the series Charmed.", parent="p1"),
-        _evidence("Charmed is an American television series created by Constance M. Burge.\n"
-                  "The series was originally broadcast by The WB for eight seasons.",
-                  parent="p2"),
-    ]
-    question = "Drew Fuller starred in a series that originally broadcast on what station?"
-    assert quote_cited(question, "[3]", units) == (
-        "The series was originally broadcast by The WB for eight seasons. [3]")
-    # two units cited: a sentence from each, in the order cited; never past QUOTED_UNITS
-    both = quote_cited(question, "[2][3] [1]", units)
-    assert both.startswith("He played Chris Halliwell in the series Charmed. [2] The series")
-    assert "[1]" not in both
-    # an answer with words, a number past the units, or no citation: nothing to quote
-    assert quote_cited(question, "The WB [3].", units) == ""
-    assert quote_cited(question, "[9]", units) == ""
-    assert quote_cited(question, "", units) == ""
-
-
-def test_a_quoted_sentence_states_the_kind_of_thing_asked() -> None:
-    # HotpotQA: "[1]" for the birth year, over a unit whose other sentence shares as many
-    # of the question's words and holds no year
-    unit = _evidence("Jonas Brell (4 May 1931 - 2 June 2009) was the fifth President of "
-                     "Korvath.\nBefore the presidency, Brell resigned as commander of the Korvath "
-                     "navy.")
-    question = "In what year was the man that resigned as the president of Korvath born?"
-    assert quote_cited(question, "[1]", [unit]).startswith("Jonas Brell (4 May 1931")
-    assert quote_cited("Who commanded the navy before the presidency?", "[1]", [unit]) == (
-        "Before the presidency, Brell resigned as commander of the Korvath navy. [1]")
-
-
-def test_what_a_question_asks_for_is_a_year_a_number_or_anything() -> None:
-    assert states_what_is_asked("When was the bridge opened?", "It opened in 1932.")
-    assert not states_what_is_asked("In which year was it opened?", "It opened in spring.")
-    assert states_what_is_asked("How many people live there?", "About twelve thousand.")
-    assert not states_what_is_asked("How much did it cost?", "It was expensive.")
-    assert states_what_is_asked("Who opened it?", "The mayor did.")
-    assert states_what_is_asked("The plane was first developed when?", "In 1927.")
-    assert not asks_for_a_kind("What happens when the process is killed?")
-
-
-def test_a_quoted_sentence_keeps_no_citation_marker_of_its_own() -> None:
-    # a paper's reference marker "[2]" quoted into the answer would cite unit 2
-    units = [_evidence("Rye is baked for an hour."),
-             _evidence("Sourdough starters ferment for twelve hours, as shown in [2].")]
-    quoted = quote_cited("How long do sourdough starters ferment?", "[2]", units)
-    assert quoted == "Sourdough starters ferment for twelve hours, as shown in (2). [2]"
-
-
-def test_a_sentence_said_again_is_dropped() -> None:
-    # curated run: the 1.5B wrote the CRAN sentence 36 times, until its reply cap
-    cran = "The CRAN main site at WU in Austria can be found at the URL [2]."
-    answer = f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran} {cran} {cran[:-4]}[3]."
-    assert without_repeats(answer) == (
-        f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran}")
-    # a copy the reply cap cut off is a repeat too
-    assert without_repeats(f"{cran} The CRAN main site at W") == cran
-    assert without_repeats(f"A [1].\n\n{cran}\n\nThe CRAN main site") == f"A [1].\n\n{cran}"
-    assert without_repeats(f"{cran}\nThe CRAN main site is in Vienna.").endswith("Vienna.")
-    # a list item said again goes; other lines, short sentences and tables stay as written
-    table = "| a | a |\n| a | a |\nYes. Yes."
-    listed = f"- Install it with apt [1].\n  - Install it with apt [2].\n{table}"
-    assert without_repeats(listed) == f"- Install it with apt [1].\n{table}"
-    code = "Run it twice [1]:\n```r\nprint(x + y)\nprint(x + y)\n```\nprint x y again."
-    assert without_repeats(code) == code
-
-
-def test_the_prompts_tags_are_taken_out_of_an_answer() -> None:
-    # the 1.5B opened an answer with the passage tag it had been shown
-    echoed = ('<passage n="1" section="Leland, North Carolina"> It is part of the Myrtle '
-              'Beach area.\nMovies were shot in Leland. </passage>')
-    assert without_markup(echoed) == ("It is part of the Myrtle Beach area.\n"
-                                      "Movies were shot in Leland.")
-    composed = '<sub_answer question="q">\nIt is 5 [1].\n</sub_answer>\n\n```\n    x  = 1\n```'
-    assert without_markup(composed) == "It is 5 [1].\n\n```\n    x  = 1\n```"
-    plain = "Use `x < y` and <b>bold</b> [2]."
-    assert without_markup(plain) == plain
 
 
 def test_a_hop_names_the_section_of_the_bridge_it_searched_for() -> None:
@@ -279,18 +123,6 @@ def test_the_answer_query_names_what_the_answer_adds_to_the_question() -> None:
     assert query.split()[:2] == ["Mira", "Tolven"] and "Jade" not in query
     assert "starred" in query.split() and "[1]" not in query
     assert answer_query(question, "The Jade Lantern Caper is a comedy [1].") == ""
-
-
-def test_a_claim_leaps_when_its_passages_span_sections_or_miss_a_subject() -> None:
-    question = "In what year was the founder of the Zelmar Observatory born?"
-    founded = _evidence("The Zelmar Observatory was founded by Ilse Varga in 1968.", parent="p1")
-    born = _evidence("Ilse Varga (born 1931) was an astronomer.", parent="p2")
-    assert not leaps(question, [founded])  # one section, naming the subject
-    assert leaps(question, [founded, born])  # two sections joined
-    assert leaps(question, [born])  # the observatory is in none of them
-    # the document's name counts as naming it, as for every subject check
-    row = _evidence("| Streaming revenues | 11,692,713 |", document="netflix-10k.pdf")
-    assert not leaps("What were Netflix's streaming revenues?", [row])
 
 
 def test_each_subject_a_question_offers_keeps_its_best_passage() -> None:

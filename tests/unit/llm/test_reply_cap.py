@@ -55,10 +55,11 @@ def test_a_small_models_follow_up_analysis_is_capped_by_the_policy() -> None:
     stand_in = StandIn(reply.model_dump_json())
     assert _analyse(stand_in, SMALL) == reply
     (request,) = stand_in.requests
-    assert request["max_tokens"] == SMALL.analysis_tokens
-    assert SMALL.analysis_tokens is not None and SMALL.analysis_tokens < DEFAULT_REPLY_TOKENS
+    assert request["max_tokens"] == SMALL.budgets.analysis_tokens
+    analysis = SMALL.budgets.analysis_tokens
+    assert analysis is not None and analysis < DEFAULT_REPLY_TOKENS
     # a full analysis (every field, three long sub-questions) is ~1,080 characters of JSON
-    assert SMALL.analysis_tokens * 3.5 > 1080
+    assert SMALL.budgets.analysis_tokens * 3.5 > 1080
 
     capable = StandIn(reply.model_dump_json())
     _analyse(capable, CAPABLE)
@@ -69,7 +70,7 @@ def test_an_analysis_cut_at_the_cap_degrades_to_the_question_as_asked() -> None:
     looping = '{"route": "documents", "sub_questions": ["' + "margin, " * 400
     stand_in = StandIn(looping, finish="length")
     assert _analyse(stand_in, SMALL) == QuestionAnalysis.degraded("And in 2016?")
-    assert [r["max_tokens"] for r in stand_in.requests] == [SMALL.analysis_tokens] * 2
+    assert [r["max_tokens"] for r in stand_in.requests] == [SMALL.budgets.analysis_tokens] * 2
 
 
 class OllamaLike(ScriptedChatModel):
@@ -104,9 +105,10 @@ def test_a_small_models_writing_calls_are_capped_by_the_policy() -> None:
     settings = Settings(llm={"model": "scripted"})
     small = ResearchNodes(_local(StandIn("")), object(), settings,  # type: ignore[arg-type]
                           policy=SMALL)
-    assert small.writer.max_tokens == SMALL.answer_tokens  # type: ignore[attr-defined]
+    assert small.writer.max_tokens == SMALL.budgets.answer_tokens  # type: ignore[attr-defined]
     assert small.corrective.llm is small.writer
-    assert SMALL.answer_tokens is not None and SMALL.answer_tokens < DEFAULT_REPLY_TOKENS
+    answer = SMALL.budgets.answer_tokens
+    assert answer is not None and answer < DEFAULT_REPLY_TOKENS
     capable = ResearchNodes(_local(StandIn("")), object(), settings,  # type: ignore[arg-type]
                             policy=CAPABLE)
     assert capable.writer.max_tokens == DEFAULT_REPLY_TOKENS  # type: ignore[attr-defined]

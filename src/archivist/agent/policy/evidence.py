@@ -7,8 +7,6 @@
   Exies or Circus Diablo?"), each one's best passage, and :func:`offered_sections` has
   each one's best unit shown: the 1.5B run of 2026-12-04 kept Circus Diablo's page alone,
   and the claim check then rightly refused any verdict.
-* :func:`grounded_query`: a rewritten or next-hop query must name something the question
-  or the passages name.
 * :func:`restates`: a next hop that repeats a search, or restates the question, is not run.
 * :func:`bridge_query`: the next hop's query, by code, from the passages an answer that
   said nothing pointed at; :func:`names_section`: a hit of that hop whose section the
@@ -25,6 +23,7 @@ from archivist.agent.claims import strip_citations
 from archivist.agent.policy.question import subject_terms, word_kept
 from archivist.agent.policy.subjects import mentions, offered_subjects, own_words
 from archivist.agent.state import Evidence
+from archivist.agent.text import named
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words
 
 _TOKENS = re.compile(r"[a-z0-9+#]+")
@@ -65,59 +64,14 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     return len(subjects_named(question, evidence)) >= min(math.ceil(len(terms) / 2), 2)
 
 
-def fully_on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
-    """Whether every named subject of the question appears in the passages."""
-    return subjects_named(question, evidence) == subject_terms(question)
-
-
 def subjects_named(question: str, evidence: Iterable[Evidence]) -> set[str]:
     """The question's named subjects (lower-cased) the passages name."""
     return _named(subject_terms(question), _mentioned(evidence))
 
 
-def subjects_in(question: str, text: str) -> set[str]:
-    """The question's named subjects (lower-cased) a piece of text, such as a claim, names."""
-    return _named(subject_terms(question), set(_TOKENS.findall(text.lower())))
-
-
-#: The shortest stem a named term may share with a word of a passage to count as named.
-STEM_LETTERS = 5
-#: Letters an ending may add to that stem ("German" names "Germany", "Canada" "Canadian").
-ENDING_LETTERS = 2
-
-
 def _named(terms: set[str], words: set[str]) -> set[str]:
-    """The terms that ``words`` name: as written, or by a word one short ending apart.
-
-    A question's "Germany's best selling beer" is on the subject of a passage on a "German
-    brewery", and a typed "Gothais" of one on "Gotha": one word is the other with an ending
-    of at most :data:`ENDING_LETTERS` letters, on a stem of :data:`STEM_LETTERS` or more.
-    """
-    found = terms & words
-    for term in terms - found:
-        if any(_one_ending_apart(term, word) for word in words):
-            found.add(term)
-    return found
-
-
-def _one_ending_apart(a: str, b: str) -> bool:
-    short, long = sorted((a, b), key=len)
-    return (len(short) >= STEM_LETTERS and len(long) - len(short) <= ENDING_LETTERS
-            and long.startswith(short))
-
-
-def grounded_query(query: str, source: str) -> str:
-    """``query`` when it shares a content word with ``source``, else "".
-
-    The query comes back with its whitespace normalised, at most 300 characters. A
-    rewritten query must still be about the question, and a next hop must name what the
-    relevant passages name: the 1.5B model copied the prompt's example ("Tamsin Orwell
-    university") as the next query for a question about Netflix.
-    """
-    query = " ".join(query.split())[:300]
-    if query and not content_words(query) & content_words(source):
-        return ""
-    return query
+    """The terms that ``words`` name, whole or by a shared stem (``text.named``)."""
+    return {term for term in terms if named(term, words)}
 
 
 def restates(query: str, question: str, queries_run: Collection[str]) -> bool:

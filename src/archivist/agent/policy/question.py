@@ -220,6 +220,17 @@ def asks_to_judge(question: str) -> bool:
     return bool(_YES_NO.match(question) or _CHOICE.match(question))
 
 
+def defined_by(question: str, titles: list[str]) -> bool:
+    """Whether the library's ``titles`` name what ``question`` asks about.
+
+    A named subject of the question (or, when it names none, a content word) is a whole
+    word of a document's title or file name: "What is R?" over a library holding "R FAQ".
+    """
+    wanted = subject_terms(question) or content_words(question)
+    named = {w for t in titles for w in _TOKENS.findall(t.lower())}
+    return bool(wanted & named)
+
+
 def subject_terms(question: str) -> set[str]:
     """Lower-cased named terms of ``question``: capitalised words after its first word."""
     terms: set[str] = set()
@@ -265,6 +276,7 @@ class Asked:
     previous: str = ""  # the user's latest finished question
     web_enabled: bool = False
     max_sub_questions: int = 3
+    defined: bool = False  # the library's titles name what the question asks about
 
 
 @dataclass(kw_only=True)
@@ -319,7 +331,9 @@ def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
         plan.note(StepKind.ROUTE, route)
     plan.route = route
     dangling = checks and asked.fresh and dangling_reference(question)
-    if checks and not parsed.is_clear and not asked.fresh:
+    if not parsed.is_clear and asked.defined and not dangling_reference(question):
+        plan.note(StepKind.CLEAR, "the library's titles name what it asks about: not asked back")
+    elif checks and not parsed.is_clear and not asked.fresh:
         # a small model asked back about "they" in "And when are they harvested?" after a
         # question on apple trees, instead of reading the conversation
         plan.note(StepKind.CLEAR, "a follow-up: read with the question before it, not asked back")

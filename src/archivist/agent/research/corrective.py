@@ -350,8 +350,8 @@ class Corrective:
         emit_step(StepKind.EVIDENCE, f"{len(selection.units)} of {selection.considered} "
                   f"sentences, items and rows (about {selection.tokens()} tokens)",
                   sub_question=state.index)
-        prompt = prompts.WRITE_USER.format(question=state.sub_question,
-                                           passages=render_units(selection, evidence))
+        prompt = prompts.write_user(render_units(selection, evidence), state.sub_question,
+                                    state.instructions)
         reply = self.llm.invoke([SystemMessage(self.write_system), HumanMessage(prompt)])
         units = [unit_evidence(selection, evidence, n)
                  for n in range(1, len(selection.units) + 1)]

@@ -241,9 +241,8 @@ class DocumentPath:
         if self.policy.document_in_code:
             return {"messages": [AIMessage(digest(units))], "evidence": units,
                     "units": units, "document_answered": True}
-        prompt = prompts.WRITE_USER.format(
-            question=question, passages="\n".join(numbered_block(n, u)
-                                                  for n, u in enumerate(units, 1)))
+        prompt = prompts.write_user("\n".join(numbered_block(n, u)
+                                             for n, u in enumerate(units, 1)), question)
         reply = self.llm.invoke([SystemMessage(prompts.DOCUMENT_ANSWER_SYSTEM),
                                  HumanMessage(prompt)])
         return {"messages": [reply], "evidence": units, "units": units,
@@ -282,14 +281,14 @@ class DocumentPath:
 
         The figures come first: a share cut to fit the answer's budget keeps its opening.
         """
-        if not self.policy.summary_figures:
+        if not self.policy.document_in_code:
             return summary
         figures = key_figures(parent.text)
         return f"{figures} {summary}".strip() if figures else summary
 
     def _within_budget(self, parents: list[Parent]) -> set[str]:
         """The parents the model may read now: first of each heading first, then in order."""
-        budget = self.policy.document_read_tokens
+        budget = self.policy.budgets.document_read_tokens
         if not budget:
             return {p.parent_id for p in parents}
         seen: set[tuple[str, ...]] = set()
@@ -323,7 +322,7 @@ class DocumentPath:
 
     def _fit(self, texts: list[str]) -> list[str]:
         """The summaries within ``document_answer_tokens``: each cut to its share."""
-        budget = self.policy.document_answer_tokens * 4
+        budget = self.policy.budgets.document_answer_tokens * 4
         if not budget or sum(len(t) for t in texts) <= budget:
             return texts
         share = max(MIN_SHARE_CHARS, budget // max(1, len(texts)))

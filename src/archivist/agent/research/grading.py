@@ -18,8 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
-from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.evidence import grounded_query, on_subject, score_gate
+from archivist.agent.policy.evidence import score_gate
 from archivist.agent.state import Evidence, RelevanceGrades, graded_as
 from archivist.agent.steps import StepKind, emit_step, report_step, timed
 from archivist.agent.tools import evidence_block
@@ -62,16 +61,7 @@ class ScoreGate:
                             dropped=dropped)
 
 
-def _grounded(query: str, source: str, sub_question: int) -> str:
-    """:func:`grounded_query`, reporting a query dropped."""
-    kept = grounded_query(query, source)
-    if query.strip() and not kept:
-        emit_step(StepKind.QUERY_DROPPED, " ".join(query.split())[:300], reason="it names "
-                  "nothing the question or passages name", sub_question=sub_question)
-    return kept
-
-
-def _as_is(query: str, _source: str, _sub_question: int) -> str:
+def _as_is(query: str) -> str:
     return " ".join(query.split())[:300]
 
 
@@ -86,30 +76,17 @@ def _ids(values: list[Any], count: int) -> set[int]:
 
 
 class Grader:
-    """Grades a round's passages against a question in one structured call.
+    """Grades a round's passages against a question in one structured call."""
 
-    With ``gate`` (the ``pipeline`` strategy, for small models) the grade decides whether
-    the round found anything at all: when the model keeps any passage, every passage that
-    names the question's subjects is kept too (graded ``context``), in the search's rank
-    order. A 1.5B model kept 1 of 6 passages for "How many paid streaming memberships did
-    Netflix have at the end of 2017?": the DVD segment's table, not the two that answered.
-    """
-
-    def __init__(
-        self, fast_llm: BaseChatModel, profile: ModelProfile = DEFAULT_PROFILE, *,
-        gate: bool = False, policy: Policy = CAPABLE,
-    ) -> None:
+    def __init__(self, fast_llm: BaseChatModel, profile: ModelProfile = DEFAULT_PROFILE) -> None:
         self.runnable = structured_output(fast_llm, RelevanceGrades, profile)
-        self.gate = gate and policy.subject_filter
-        self.policy = policy
 
     @timed("grading")
     def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:
         """Keep the relevant ``items``; with none relevant, suggest a rewritten query.
 
         When the grader's output cannot be parsed even after a retry, every item is kept
-        and marked ``ungraded`` (the answer's confidence is then low). On a small model,
-        passages that do not name the question's subjects (``on_subject``) are never kept.
+        and marked ``ungraded`` (the answer's confidence is then low).
         """
         if not items:
             return GradeOutcome()
@@ -122,46 +99,21 @@ class Grader:
         ]
         grades = invoke_structured(self.runnable, messages, RelevanceGrades, "grade",
                                    "passages kept ungraded", report=report_step)
-        checks = self.policy.subject_filter
-        if grades is None and checks and not on_subject(question, items):
-            emit_step(StepKind.GRADE, f"grading failed; none of {len(items)} passages names the "
-                      "question's subjects", sub_question=sub_question, kept=0,
-                      dropped=len(items))
-            return GradeOutcome(dropped=list(items), degraded=True)
         if grades is None:
             kept = [graded_as(item, "ungraded") for item in items]
             emit_step(StepKind.GRADE, f"grading failed: {len(items)} passages kept ungraded",
                       sub_question=sub_question, kept=len(items), dropped=0)
             return GradeOutcome(kept=kept, degraded=True)
         relevant = _ids(list(grades.relevant), len(items))
-        # judged on every passage found, not only the relevant ones: in a two-hop question
-        # the bridge passage ("Two Dollar Radio ...") need not name the question's subject
-        # ("Grace Krilanovich") when the first-hop passage beside it does
-        if checks and relevant and not on_subject(question, items):
-            emit_step(StepKind.OFF_SUBJECT, "none of the passages found names enough of the "
-                      "question's subjects; all dropped", sub_question=sub_question)
-            relevant = set()
-        ground = _grounded if self.policy.ground_queries else _as_is
         outcome = GradeOutcome(
-            rewritten_query=ground(grades.rewritten_query, question, sub_question),
-            next_query=ground(grades.next_query, " ".join(
-                items[n - 1].get("text", "") for n in relevant), sub_question)
-            if relevant else "",
+            rewritten_query=_as_is(grades.rewritten_query),
+            next_query=_as_is(grades.next_query) if relevant else "",
         )
-        context = set()
-        if self.gate and relevant:
-            context = {n for n, item in enumerate(items, start=1)
-                       if n not in relevant and on_subject(question, [item])}
         for number, item in enumerate(items, start=1):  # in the search's rank order
             if number in relevant:
                 outcome.kept.append(graded_as(item, "relevant"))
-            elif number in context:
-                outcome.kept.append(graded_as(item, "context"))
             else:
                 outcome.dropped.append(item)
-        detail = f"{len(relevant)} of {len(items)} passages relevant"
-        if context:
-            detail += f", {len(context)} more on the subject kept as context"
-        emit_step(StepKind.GRADE, detail,
+        emit_step(StepKind.GRADE, f"{len(relevant)} of {len(items)} passages relevant",
                   sub_question=sub_question, kept=len(outcome.kept), dropped=len(outcome.dropped))
         return outcome

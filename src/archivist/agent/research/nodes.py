@@ -30,16 +30,10 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from archivist.agent import prompts
+from archivist.agent.answer.shaping import without_markup
 from archivist.agent.claims import parse_citations
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import (
-    needs_second_look,
-    past_the_bridge,
-    quote_cited,
-    without_markup,
-    without_repeats,
-    years_not_covered,
-)
+from archivist.agent.policy.answer import needs_second_look, years_not_covered
 from archivist.agent.policy.evidence import answer_query, bridge_query
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.corrective import Corrective
@@ -89,17 +83,17 @@ class ResearchNodes:
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader: Gate = ScoreGate() if policy.score_gate else Grader(
-            self.fast_llm, fast_profile, gate=not self.strategy.uses_tools, policy=policy)
+        self.grader: Gate = ScoreGate() if policy.score_gate else Grader(self.fast_llm,
+                                                                      fast_profile)
         self.runner = ToolRound(self.tools, self.grader, settings.agent.max_tool_calls)
         # a small model looping on one sentence stops at the writing cap, not its own
-        self.writer = reply_capped(llm, policy.answer_tokens)
+        self.writer = reply_capped(llm, policy.budgets.answer_tokens)
         self.corrective = Corrective(
             self.writer, self.grader, self.tools[SEARCH], web, settings.agent.web_results,
             read_tool=self.tools[READ_PARENT],
             read_chars=0 if self.strategy.uses_tools else settings.agent.pipeline_read_chars,
             embedder=embedder,
-            unit_tokens=policy.unit_tokens,
+            unit_tokens=policy.budgets.unit_tokens,
             write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
             else prompts.WRITE_UNITS_SYSTEM,
         )
@@ -203,8 +197,8 @@ class ResearchNodes:
             passages = "\n".join(evidence_block(e) for e in state.evidence)
             messages = [
                 SystemMessage(prompts.SECOND_LOOK_SYSTEM),
-                HumanMessage(prompts.WRITE_USER.format(question=state.sub_question,
-                                                       passages=passages)),
+                HumanMessage(prompts.write_user(passages, state.sub_question,
+                                                state.instructions)),
             ]
         reply = self.writer.invoke(messages)
         return message_text(reply.content).strip()
@@ -243,13 +237,11 @@ class ResearchNodes:
     def finish(self, state: ResearchState) -> dict[str, Any]:
         """Package the sub-answer (an honest abstention when nothing relevant was kept).
 
-        On a small model (``policy/answer.py``): an answer of citations alone is made the
-        sentences it cites (asked again instead, the 1.5B model abstained, 7 of 7 times in
-        the curated and HotpotQA runs of 2026-12-03), one that abstained over passages kept
-        as relevant gets a second look, and one for a year no passage names is replaced by
-        an abstention that says which years they cover; one naming what a two-hop question
-        describes is made its page's sentence on what is asked. Nothing has been shown
-        to the user yet, so nothing shown is ever taken back.
+        An answer that abstained over passages kept as relevant gets a second look (an
+        answer of unit numbers alone does not, when the answer stage quotes what it cites);
+        a sentence naming what its passages do not is searched for support; an answer for
+        a year no passage names is replaced by an abstention that says which years they
+        cover. Nothing has been shown to the user yet, so nothing shown is taken back.
         """
         question = state.sub_question
         found = bool(state.evidence)
@@ -257,29 +249,13 @@ class ResearchNodes:
         last = state.messages[-1] if state.messages else None
         if found and isinstance(last, AIMessage):  # else no answer was written
             answer = without_markup(message_text(last.content).strip())
-        quoted = quote_cited(question, answer, state.units) if self.policy.quote_pointed else ""
-        if (not quoted and self.policy.second_look and not state.hop_found
-                and needs_second_look(answer, state.evidence)):
+        quotes = "quote_pointed" in self.policy.answer_steps
+        if (self.policy.second_look and not state.hop_found
+                and needs_second_look(answer, state.evidence)
+                and not (quotes and prompts.says_nothing(answer) and parse_citations(answer))):
             answer = without_markup(self.second_look(state, answer)) or answer
-            if self.policy.quote_pointed:
-                quoted = quote_cited(question, answer, state.units)
-        if self.policy.past_the_bridge and (past := past_the_bridge(question, answer,
-                                                                    state.units)):
-            emit_step(StepKind.PAST_THE_BRIDGE, "the answer named what the question describes: "
-                      "its own page's sentence on what is asked is quoted",
-                      sub_question=state.index)
-            answer = past
-        elif quoted:
-            emit_step(StepKind.QUOTED, "the answer gave only citations: the sentences of the "
-                      "passages it cites are quoted", sub_question=state.index)
-            answer = quoted
-        if (once := without_repeats(answer)) != answer:
-            emit_step(StepKind.REPEATS, "sentences the answer said again were dropped",
-                      sub_question=state.index)
-            answer = once
         units = list(state.units)
-        if (self.policy.search_support and units and not state.web_only
-                and not prompts.abstains(answer)):
+        if units and not state.web_only and not prompts.abstains(answer):
             answer, backing = search_support(question, answer, units,
                                            lambda q: self.corrective.find(q, state.index),
                                            self.corrective.embedder)
@@ -287,8 +263,7 @@ class ResearchNodes:
                 emit_step(StepKind.CLAIMS, f"{len(backing)} passages found for sentences that "
                           "named what their passages did not", sub_question=state.index)
                 units += backing
-        asked, covered = (years_not_covered(question, state.evidence) if self.policy.year_check
-                          else ([], []))
+        asked, covered = years_not_covered(question, state.evidence)
         if asked and not prompts.abstains(answer):  # none written: the year was checked first
             span = covered[0] if len(covered) == 1 else f"{covered[0]}-{covered[-1]}"
             kept = "the answer is not kept" if answer else "not asked of the model"
@@ -336,8 +311,7 @@ class ResearchNodes:
         answer would not be kept; the 1.5B spent three calls on 2020 over a 2017 10-K),
         unless a bridge hop finds a page, named by the passages, that names it.
         """
-        if self.policy.year_check and years_not_covered(state.sub_question,
-                                                        list(state.evidence))[0]:
+        if years_not_covered(state.sub_question, list(state.evidence))[0]:
             return "hop" if self.policy.bridge_hop and not state.hopped else "finish"
         if (self.table_path is not None and not state.table_tried and not state.web_only
                 and self.table_path.applies(state.sub_question, list(state.evidence))):
@@ -365,9 +339,10 @@ class ResearchNodes:
         return self.after_fallback(state)
 
     def after_write(self, state: ResearchState) -> Literal["hop", "finish"]:
-        """An answer that said nothing over relevant passages takes the bridge hop, once.
+        """The bridge hop, once, after an answer.
 
-        With ``answer_hop``, so does one that answered: it searches the names it states.
+        An answer that said nothing over relevant passages searches the names they state;
+        one that answered, the names it states.
         """
         if not self.policy.bridge_hop or state.hopped or state.web_only or not state.units:
             return "finish"
@@ -375,15 +350,15 @@ class ResearchNodes:
         if needs_second_look(answer, state.evidence):
             return "hop"
         answered = bool(answer) and not prompts.abstains(answer)
-        return "hop" if self.policy.answer_hop and answered else "finish"
+        return "hop" if answered else "finish"
 
     def after_hop(self, state: ResearchState) -> Literal["write", "finish"]:
         """New passages from the hop: write (again) from everything; else finish as before.
 
         Not when the year asked about is still in no passage: the answer would not be kept.
         """
-        if not state.hop_found or (self.policy.year_check and years_not_covered(
-                state.sub_question, list(state.evidence))[0]):
+        if not state.hop_found or years_not_covered(state.sub_question,
+                                                    list(state.evidence))[0]:
             return "finish"
         return "write"
 

@@ -23,6 +23,7 @@ class ResearchInput:
     index: int = 0
     route: str = ""  # "web" starts with web search; anything else, the documents
     depth: str = ""  # "single", "multi" or "document" (see policy/depth.py)
+    instructions: list[str] = field(default_factory=list)  # for the writer, never searched
 
 
 @dataclass(kw_only=True)
@@ -41,6 +42,7 @@ class ResearchState:
     index: int = 0
     route: str = ""
     depth: str = ""
+    instructions: list[str] = field(default_factory=list)
     messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
     notes: str = ""
     queries_run: Annotated[list[str], extend_or_reset] = field(default_factory=list)

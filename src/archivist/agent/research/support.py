@@ -1,10 +1,8 @@
 """A claim whose cited passages lack a name or number it states is searched for, in code.
 
-The 1.5B model wrote "Toad Hall is a residential hall in a university located in
-Canberra [1]" over a unit saying it is a hall of the Australian National University; no
-unit it was shown says where that university is, so the claim failed and the answer
-became an abstention. One search for the claim itself (no model call) finds the
-university's own article. A passage found this way counts only when it is linked to a
+A sentence saying that a hall belongs to a university in some city, over a unit naming
+only the university, fails its check; one search for the sentence itself (no model call)
+finds the university's own article. A passage found this way counts only when it is linked to a
 unit the claim cites (either names the other's section, :func:`linked_to`), and the
 claim must then pass the check every citation passes (:func:`union_support`). A claim
 no linked passage backs stays as it was, and fails.
@@ -12,7 +10,8 @@ no linked passage backs stays as it was, and fails.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 
 from archivist.agent.citations import cite_again, union_support
 from archivist.agent.claims import (
@@ -22,8 +21,8 @@ from archivist.agent.claims import (
     split_claims,
     strip_citations,
 )
-from archivist.agent.policy.answer import linked_to
 from archivist.agent.state import Evidence
+from archivist.agent.text import title
 from archivist.agent.units import QueryEmbedder, select_units, unit_evidence
 
 #: Claims of one answer searched for, at most (each search is one query, no model call).
@@ -76,3 +75,31 @@ def search_support(
             renumbered.append(n)
         answer = cite_again(answer, sentence, renumbered)
     return answer, added
+
+
+def linked_to(cited: list[Evidence], seen: Iterable[Evidence]) -> list[Evidence]:
+    """The passages of ``seen`` linked to a cited one: either names the other's section.
+
+    A title counts without its qualifier ("Springfield" of "Springfield, Oregon"), as
+    written and whole, and only in a passage of another section: a section's own
+    sentences link nothing.
+    """
+    sections = {item.get("parent_id") for item in cited}
+    others = [item for item in seen if item.get("parent_id") not in sections]
+    cited_titles = _titles(cited)
+    cited_text = " ".join(" ".join(item.get("text", "").split()) for item in cited)
+    linked = []
+    for item in others:
+        text = " ".join(item.get("text", "").split())
+        if (cited_titles and cited_titles.search(text)) or (
+                (own := _titles([item])) and own.search(cited_text)):
+            linked.append(item)
+    return linked
+
+
+def _titles(items: Iterable[Evidence]) -> re.Pattern[str] | None:
+    """A pattern for the section titles of ``items`` (without qualifiers), or None."""
+    titles = {name for item in items if len(name := title(item.get("heading_path"))) >= 4}
+    if not titles:
+        return None
+    return re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in sorted(titles)))
