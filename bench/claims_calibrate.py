@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/claims_calibrate.py [tests/data/claims_labelled.jsonl]
+    python bench/claims_calibrate.py [bench/data/claims_labelled.jsonl]
 
 Each line of the set is a hand-checked pair ``{claim, evidence: [unit texts], supported}``
 (collected by ``bench/claims_collect.py`` from real answers). The pairs are split in two
@@ -30,7 +30,7 @@ from archivist.agent.claims import (
 from archivist.agent.verdicts import verdict_problem
 from archivist.index.embeddings import SentenceTransformerEmbedder
 
-DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "claims_labelled.jsonl"
+DEFAULT = Path(__file__).resolve().parents[1] / "bench" / "data" / "claims_labelled.jsonl"
 
 
 def load(path: Path) -> list[dict[str, Any]]:

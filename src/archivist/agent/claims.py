@@ -31,7 +31,7 @@ from archivist.agent.verdicts import verdict_problem
 from archivist.index.sparse import BM25Encoder
 from archivist.stopwords import STOP_WORDS
 
-#: Calibrated on the first half of ``tests/data/claims_labelled.jsonl`` (see its test).
+#: Calibrated on the first half of ``bench/data/claims_labelled.jsonl`` (see its test).
 SUPPORT_THRESHOLD = 0.5
 
 CITATION = re.compile(r"\[(\d{1,3}(?:\s*(?:[,;]|[-–])\s*\d{1,3})*)\]")
