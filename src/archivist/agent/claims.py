@@ -9,8 +9,8 @@ own takes the numbers that close its paragraph). A claim is supported when
 - some of what it adds to the question is in the units it cites (:func:`adds_nothing_held`),
 - its support score (:func:`support_score`: the best cosine between the claim and a cited
   unit, averaged with the share of the claim's words found in them) reaches the threshold
-  (:data:`SUPPORT_THRESHOLD`, calibrated on the labelled set in ``tests/data``), and
-- when the question offers subjects to judge between ("Mark King or Nick Hexum?"), what it
+  (:data:`SUPPORT_THRESHOLD`, calibrated on the labelled set in ``bench/data``), and
+- when the question offers subjects to judge between ("Lena Farrow or Dario Quist?"), what it
   states of each subject is held by that subject's own units (``verdicts.py``).
 
 The reason a claim is not supported is kept with it, for the user to see.

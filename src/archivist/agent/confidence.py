@@ -12,7 +12,7 @@ which sub-questions have kept evidence:
   used, and (on a small model) the passages name every subject of the question (see
   ``policy/evidence.py``): a
   grader that kept a footnote about another "capital" for "What is the capital of
-  Mongolia?" gives no high confidence.
+  Veldoria?" gives no high confidence.
 - **medium**: everything in between: a sub-question rests on a single passage, the
   evidence is only from the web, or the answer names no document it used.
 """

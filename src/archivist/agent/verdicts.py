@@ -1,12 +1,12 @@
 """Claims that judge between a question's subjects, checked subject by subject.
 
-"Which band was formed first, The Exies or Circus Diablo?", "Are Watertown International
-Airport and Alexandria International Airport both in the same state?": the question
+"Which band was formed first, The Marrows or Velvet Orchard?", "Are Brenmoor Regional
+Airport and Calder Regional Airport both in the same state?": the question
 offers its subjects, joined by "or" or "and" (:func:`offered_subjects`). A claim that
 answers it states something of each subject it names, or a verdict among them, and word
-or similarity checks over the cited units joined cannot tell whose fact is whose: "Mark
-King is American" passed over Mark King's unit ("an English musician") joined with Nick
-Hexum's ("an American singer"). :func:`verdict_problem` reads the cited units one subject
+or similarity checks over the cited units joined cannot tell whose fact is whose: "Lena
+Farrow is Canadian" passed over Lena Farrow's unit ("a Scottish musician") joined with Dario
+Quist's ("a Canadian singer"). :func:`verdict_problem` reads the cited units one subject
 at a time:
 
 - each subject the claim is about is named by a cited unit, and the property the claim

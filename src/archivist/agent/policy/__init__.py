@@ -96,7 +96,7 @@ class Policy:
     #: code checks are blind, and not on a plain question's one-section answer; a verdict
     #: code read subject by subject (``verdicts.judged_by_code``) is not
     verify_leaps: bool = False
-    #: an answer that is one bare name ("Latin [1]") no cited sentence links to the question
+    #: an answer that is one bare name ("Old Norse [1]") no cited sentence links to the question
     #: (``bare.answer_unlinked``) is put to that call as the answer to the question: its
     #: words are in its unit by construction, so the word checks cannot judge it
     verify_bare_answers: bool = False

@@ -4,7 +4,7 @@
   passages kept as relevant is read again once (the 1.5B model abstained with the answer
   in its second passage).
 * :func:`years_not_covered`: an answer for a year no passage names is not kept (the 1.5B
-  model answered "$12,000,000" for 2019 over a 2017 10-K).
+  model answered "$9,000,000" for 2022 over a 2020 10-K).
 * :func:`cites_the_subject`: an answer whose cited passages do not name what the question
   asks about is not kept (asked which GPU Archivist needs, the 1.5B answered with the
   Python version, a true and well-cited sentence about something else). A passage the
@@ -16,7 +16,7 @@
   unsupported claims the code passed, and 1 of the 52 supported ones).
 * :func:`bridge_citations`: a sentence whose cited passages leave a subject of the question
   unnamed also cites the passages that link them to it (:func:`bridges`): the 1.5B model
-  answered two-hop questions with the answer alone ("Latin [3]"), citing the second hop.
+  answered two-hop questions with the answer alone ("Old Norse [3]"), citing the second hop.
 * :func:`quote_cited`: an answer that is only citations becomes the sentences of the units
   it cites (the 1.5B model replied "[3]" with the answer in unit 3, and wrote nothing).
 * :func:`past_the_bridge`: a bare answer naming the thing a two-hop question describes
@@ -71,9 +71,9 @@ def needs_second_look(answer: str, evidence: Iterable[Evidence]) -> bool:
 def years_not_covered(question: str, evidence: Iterable[Evidence]) -> tuple[list[str], list[str]]:
     """The years the question asks about that no passage names, and the years they name.
 
-    Only when the passages name years, and none of the asked ones: "What were Netflix's
-    revenues in 2019?" over a 2017 10-K's tables of 2015-2017 (the 1.5B answered
-    "$12,000,000"). Empty lists when the question names no year or a passage has one.
+    Only when the passages name years, and none of the asked ones: "What were Brightwave's
+    sales in 2022?" over a 2020 10-K's tables of 2018-2020 (the 1.5B answered
+    "$9,000,000"). Empty lists when the question names no year or a passage has one.
     """
     asked = set(_YEAR.findall(question))
     named: set[str] = set()
@@ -90,7 +90,7 @@ def cites_the_subject(question: str, cited: list[Evidence],
 
     Text, headings and document names count, and so do the passages of ``seen`` (those the
     writer was given) that link a cited one to the question (:func:`linked_to`). Up to two
-    named subjects must all be named; of more ("Who is older, Mark King or Nick Hexum?")
+    named subjects must all be named; of more ("Who is older, Lena Farrow or Dario Quist?")
     half, as for passages kept.
     """
     chain = [*cited, *linked_to(cited, seen)]
@@ -141,11 +141,11 @@ def bridges(question: str, cited: Sequence[Evidence], seen: Sequence[Evidence],
             claim: str = "") -> list[int]:
     """The numbers (in ``seen``, from 1) of the passages that link ``cited`` to the question.
 
-    A two-hop answer cites the passage that states it ("Jane Roe wrote in Latin") and
+    A two-hop answer cites the passage that states it ("Jane Roe wrote in Old Norse") and
     leaves out the one that ties it to what was asked ("Book X is a novel by Jane Roe").
     The subjects wanted are those of the question that ``claim`` names, or all of them
-    when it is a bare answer of at most :data:`BARE_WORDS` words naming none ("Latin"
-    stands for "the answer to the question is Latin"); a sentence about something else
+    when it is a bare answer of at most :data:`BARE_WORDS` words naming none ("Old Norse"
+    stands for "the answer to the question is Old Norse"); a sentence about something else
     ("She wrote a second book") needs no link to them. Of the passages
     :func:`linked_to` the cited ones, best match first, each that names a wanted subject
     the chain does not yet name is taken, until every wanted subject is named or

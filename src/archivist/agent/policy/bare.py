@@ -1,4 +1,4 @@
-"""Bare answers: a name or figure given as the whole answer ("Latin [1]").
+"""Bare answers: a name or figure given as the whole answer ("Old Norse [1]").
 
 * :func:`bare_answer`: the name a claim gives as the whole answer, else "".
 * :func:`answer_unlinked`: a bare answer whose cited sentences that name it state little
@@ -7,7 +7,7 @@
   answer is a judgement of meaning, put to the verification call (small policy
   ``verify_bare_answers``).
 * :func:`as_answer`: the statement a bare answer makes, for that call: "The answer to
-  the question is Latin." ("Latin" alone is stated by any passage that names it).
+  the question is Old Norse." ("Old Norse" alone is stated by any passage that names it).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from archivist.agent.state import Evidence
 from archivist.agent.unit_split import is_list_item, text_sentences
 from archivist.stopwords import content_words
 
-#: Words of a bare answer ("Latin", "Eddie "The Eagle" Edwards"), at most.
+#: Words of a bare answer ("Old Norse", "Harold "The Heron" Pike"), at most.
 BARE_WORDS = 5
 #: Words of the question, unstated by the cited passages, the bridge's sentence must state;
 #: also what a bare answer's own sentence must state of the question (with half of them).
@@ -31,13 +31,13 @@ def bare_answer(claim: str, question: str) -> str:
     """The name or figure ``claim`` gives as the whole answer, without its citations; else "".
 
     Bare: not an item of a list, at most :data:`BARE_WORDS` words, not words of the question
-    ("The Exies" for "Which band was formed first, The Exies or Circus Diablo?" is a
-    verdict), and at least half of its content words new to it ("Antara Mali" is, for a
-    question on Jagdish Mali; "Books were translated into Latin" is a short sentence, not a
+    ("The Marrows" for "Which band was formed first, The Marrows or Velvet Orchard?" is a
+    verdict), and at least half of its content words new to it ("Leela Varma" is, for a
+    question on Kiran Varma; "Scrolls were copied into Old Norse" is a short sentence, not a
     name).
     """
     named = strip_citations(claim).strip(" .")
-    if (not named or is_list_item(named)  # "- Latin [1]": one answer of a list, not the answer
+    if (not named or is_list_item(named)  # "- Old Norse [1]": one answer of a list, not the answer
             or len(named.split()) > BARE_WORDS or named.lower() in question.lower()):
         return ""
     own = content_words(named)
@@ -53,10 +53,10 @@ def answer_unlinked(question: str, claim: str, cited: Sequence[Evidence]) -> boo
     """Whether ``claim`` is a bare answer no cited sentence that names it links to the question.
 
     Linked: a sentence of a cited unit names the answer and states
-    :data:`BRIDGE_OPEN_WORDS`, and half, of the question's words ("Amcor CEO Ron Delia
-    said ..." for "Who is the CEO of Amcor?"). Asked what language books were translated
-    into in Haymo of Faversham's era, the 1.5B answered "Latin [1]" from Haymo's page,
-    whose one sentence naming Latin glosses his epithet; asked for the pop band one of a
+    :data:`BRIDGE_OPEN_WORDS`, and half, of the question's words ("Halvard CEO Ines Moray
+    said ..." for "Who is the CEO of Halvard?"). Asked what language scrolls were copied
+    into in Odo of Wrenfield's time, the 1.5B answered "Old Norse [1]" from Odo's page,
+    whose one sentence naming Old Norse glosses his epithet; asked for the pop band one of a
     film's stars founded, it named a star, from the film's cast list. A verdict between
     the question's own subjects is read by ``verdicts.py``, not here.
     """

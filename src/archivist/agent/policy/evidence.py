@@ -1,11 +1,11 @@
 """Evidence checks: which passages count, and which follow-up queries are worth running.
 
 * :func:`on_subject`: whether passages mention the question's named subjects. A grader
-  may keep a footnote about the Australian Capital Territory for "What is the capital of
-  Mongolia?"; passages that name none of the question's subjects are not evidence for it.
+  may keep a footnote about the Northern Capital District for "What is the capital of
+  Veldoria?"; passages that name none of the question's subjects are not evidence for it.
 * :func:`score_gate` keeps, for a question that offers subjects to judge between ("The
-  Exies or Circus Diablo?"), each one's best passage, and :func:`offered_sections` has
-  each one's best unit shown: the 1.5B run of 2026-12-04 kept Circus Diablo's page alone,
+  Marrows or Velvet Orchard?"), each one's best passage, and :func:`offered_sections` has
+  each one's best unit shown: a 1.5B run kept one band's page alone,
   and the claim check then rightly refused any verdict.
 * :func:`grounded_query`: a rewritten or next-hop query must name something the question
   or the passages name.
@@ -56,8 +56,8 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     """Whether the passages name half the question's subjects (at most two are needed).
 
     Their text, section headings and document name count. A question without named
-    subjects ("How can I save my workspace?") passes. "Which singer is American, Mark King
-    or Nick Hexum?" names five; a passage on Nick Hexum names two and is on the subject.
+    subjects ("How can I save my workspace?") passes. "Which singer is Canadian, Lena Farrow
+    or Dario Quist?" names five; a passage on Dario Quist names two and is on the subject.
     """
     terms = subject_terms(question)
     if not terms:
@@ -89,8 +89,8 @@ ENDING_LETTERS = 2
 def _named(terms: set[str], words: set[str]) -> set[str]:
     """The terms that ``words`` name: as written, or by a word one short ending apart.
 
-    A question's "Germany's best selling beer" is on the subject of a passage on a "German
-    brewery", and a typed "Gothais" of one on "Gotha": one word is the other with an ending
+    A question's "Germany's oldest rail bridge" is on the subject of a passage on a "German
+    railway", and a typed "Parmais" of one on "Parma": one word is the other with an ending
     of at most :data:`ENDING_LETTERS` letters, on a stem of :data:`STEM_LETTERS` or more.
     """
     found = terms & words
@@ -123,8 +123,8 @@ def grounded_query(query: str, source: str) -> str:
 def restates(query: str, question: str, queries_run: Collection[str]) -> bool:
     """Whether a proposed next hop only repeats a search or restates the question.
 
-    The 1.5B grader proposed "What were Amcor's net sales in fiscal 2023? (from the passage
-    about June 2023 quarter)" as the next hop of that very question: a query holding every
+    The 1.5B grader proposed "What were Halvard's net sales in fiscal 2022? (from the passage
+    about the March 2022 quarter)" as the next hop of that very question: a query holding every
     content word of the question finds nothing new and costs a grading call.
     """
     if query.lower() in {q.lower() for q in queries_run}:
@@ -195,7 +195,7 @@ def score_gate(
             continue
         found = next((item for item in dropped if _titled(item, words)), None) or next(
             (item for item in dropped if _names_subject(item, words)), None)
-        if found is not None:  # "The Exies or Circus Diablo?": each one's best passage
+        if found is not None:  # "The Marrows or Velvet Orchard?": each one's best passage
             kept.append(found)
             dropped.remove(found)
     return kept, dropped
@@ -215,7 +215,7 @@ def offered_sections(question: str, evidence: Iterable[Evidence]) -> set[str]:
     """The sections (parent ids) whose title names a subject the question offers to judge.
 
     Their best units are shown to the writer whatever their score: "Which band was formed
-    first, The Exies or Circus Diablo?" needs each band's founding year, and the question
+    first, The Marrows or Velvet Orchard?" needs each band's founding year, and the question
     shares most of its words with one band's page.
     """
     subjects = [w for w in own_words(offered_subjects(question)).values() if w]
@@ -254,9 +254,9 @@ def bridge_query(question: str, pointed: Iterable[Evidence], names: int = BRIDGE
 def answer_query(question: str, answer: str) -> str:
     """The hop query after an answer: the names it states that the question does not.
 
-    A two-hop question answered at its first hop names the bridge: "Helen Hunt starred in
-    The Curse of the Jade Scorpion" for "... featuring an American actress who starred in
-    what for seven years?" (the 1.5B, HotpotQA). The actress's own page, which says what,
+    A two-hop question answered at its first hop names the bridge: "Mara Quell starred in
+    The Lantern Road" for "... whose lead was a Welsh actress later cast in which series
+    for six seasons?" (the 1.5B). The actress's own page, which says what,
     is in no passage the question found. "" when the answer names nothing new.
     """
     text = strip_citations(answer)

@@ -1,8 +1,8 @@
 """The subjects a question offers to judge between, and whether a text names one.
 
-"Which singer is American, Mark King or Nick Hexum?" offers two subjects; an answer, a
-passage or a section title names one by its own words ("Hexum"), never by the words the
-subjects share ("International Airport" of two airports). The claim check reads a
+"Which singer is Canadian, Lena Farrow or Dario Quist?" offers two subjects; an answer, a
+passage or a section title names one by its own words ("Quist"), never by the words the
+subjects share ("Regional Airport" of two airports). The claim check reads a
 verdict subject by subject with them (``verdicts.py``), and the score gate and the unit
 selection keep each subject's best passage (``evidence.py``).
 """
@@ -26,8 +26,8 @@ _OFFERED = re.compile(
 def offered_subjects(question: str) -> list[str]:
     """The names a question that asks for a verdict offers, joined by "or" or "and".
 
-    "Which singer is American, Mark King or Nick Hexum?" offers ``Mark King`` and ``Nick
-    Hexum``; a question that offers fewer than two (or asks for no verdict) offers none.
+    "Which singer is Canadian, Lena Farrow or Dario Quist?" offers ``Lena Farrow`` and
+    ``Dario Quist``; a question that offers fewer than two (or asks for no verdict) offers none.
     """
     if not asks_to_judge(question):
         return []
@@ -36,7 +36,7 @@ def offered_subjects(question: str) -> list[str]:
         for name in match.groups():
             words = name.strip(" ,.?!").split()
             while words and words[0].lower() in _QUESTION_OPENERS:
-                words = words[1:]  # "Are Watertown ... Airport": the question's own verb
+                words = words[1:]  # "Are Brenmoor ... Airport": the question's own verb
             if words:
                 found.append(" ".join(words))
     return list(dict.fromkeys(found)) if len(set(found)) >= 2 else []

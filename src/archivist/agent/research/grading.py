@@ -91,8 +91,8 @@ class Grader:
     With ``gate`` (the ``pipeline`` strategy, for small models) the grade decides whether
     the round found anything at all: when the model keeps any passage, every passage that
     names the question's subjects is kept too (graded ``context``), in the search's rank
-    order. A 1.5B model kept 1 of 6 passages for "How many paid streaming memberships did
-    Netflix have at the end of 2017?": the DVD segment's table, not the two that answered.
+    order. A 1.5B model kept 1 of 6 passages for "How many paying subscribers did Brightwave
+    count at the close of 2020?": the print segment's table, not the two that answered.
     """
 
     def __init__(
