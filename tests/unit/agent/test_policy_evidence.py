@@ -38,26 +38,26 @@ def _evidence(text: str, document: str = "atlas.md", parent: str = "p1",
 
 
 def test_passages_must_name_the_questions_subjects() -> None:
-    footnote = _evidence("the Australian Capital Territory is one of eight territories")
-    assert not on_subject("What is the capital of Mongolia?", [footnote])
+    footnote = _evidence("the Northern Capital District is one of six districts")
+    assert not on_subject("What is the capital of Veldoria?", [footnote])
     # a document's name counts: a table chunk of a 10-K need not repeat the company name
-    table = _evidence("Paid memberships at end of period 52,810", "NETFLIX_2017_10K.pdf")
-    assert on_subject("How many paid memberships did Netflix have?", [table])
+    table = _evidence("Paying subscribers at end of period 41,275", "BRIGHTWAVE_2020_10K.pdf")
+    assert on_subject("How many paying subscribers did Brightwave have?", [table])
     assert on_subject("How can I save my workspace?", [footnote])  # no named subject
     # five named subjects: a passage naming two of them is on the subject (HotpotQA)
-    hexum = _evidence("Nick Hexum is the lead vocalist of the rock band 311.")
-    assert on_subject("Which singer is American, Mark King or Nick Hexum?", [hexum])
-    assert not on_subject("Which singer is American, Mark King or Nick Hexum?", [footnote])
+    quist = _evidence("Dario Quist is the lead vocalist of the rock band Harrow Lane.")
+    assert on_subject("Which singer is Canadian, Lena Farrow or Dario Quist?", [quist])
+    assert not on_subject("Which singer is Canadian, Lena Farrow or Dario Quist?", [footnote])
 
 
 def test_a_subject_counts_as_named_by_a_word_one_short_ending_apart() -> None:
-    # HotpotQA: "Germany's" and a typed "Gothais" against a passage on a German club in Gotha
-    question = ("This German team originally based in Gothais is sponsored by Germany's best "
-                "selling beer brand with an annual output of what?")
-    rockets = _evidence("Oettinger Rockets is a German professional basketball team based in "
-                        "Gotha, sponsored by the Oettinger brewery since 2004.")
-    assert on_subject(question, [rockets])
-    assert fully_on_subject(question, [rockets])
+    # "Germany's" and a typed "Wendhalis" against a passage on a German choir in Wendhal
+    question = ("This German choir originally based in Wendhalis is sponsored by Germany's "
+                "largest flour mill with an annual output of what?")
+    choir = _evidence("Wendhal Voices is a German amateur choir based in Wendhal, sponsored "
+                      "by the Falkmoor mill since 2004.")
+    assert on_subject(question, [choir])
+    assert fully_on_subject(question, [choir])
     # a stem shorter than five letters, or an ending longer than two, names nothing else
     assert not fully_on_subject("Who founded Iran's oldest bank?", [
         _evidence("Ira Gershwin founded nothing.")])
@@ -88,19 +88,19 @@ def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
 
 
 def test_queries_worth_running() -> None:
-    # the 1.5B copied the grading prompt's example as the next hop of a Netflix question
-    assert grounded_query("Tamsin Orwell university", "Netflix paid memberships 2017") == ""
-    assert grounded_query("Netflix  memberships 2016", "Netflix paid memberships") == (
-        "Netflix memberships 2016")
-    question = "What were Amcor's net sales in fiscal 2023?"
-    assert restates("What were Amcor's net sales in fiscal 2023? (June quarter)", question, [])
-    assert restates("amcor sales", question, ["Amcor sales"])
-    assert not restates("Amcor annual report 2022", question, [])
+    # the 1.5B copied the grading prompt's example as the next hop of a company question
+    assert grounded_query("Tamsin Orwell university", "Brightwave paying subscribers 2020") == ""
+    assert grounded_query("Brightwave  subscribers 2019", "Brightwave paying subscribers") == (
+        "Brightwave subscribers 2019")
+    question = "What were Halvard's net sales in fiscal 2022?"
+    assert restates("What were Halvard's net sales in fiscal 2022? (March quarter)", question, [])
+    assert restates("halvard sales", question, ["Halvard sales"])
+    assert not restates("Halvard annual report 2021", question, [])
     assert keyword_query("How do I install PostgreSQL on Debian?") == "install postgresql debian"
 
 
 def test_years_no_passage_names() -> None:
-    table = _evidence("Revenues [2017: $11,692,713; 2016: $8,830,669; 2015: $6,779,511]")
+    table = _evidence("Revenues [2017: $9,412,300; 2016: $7,905,118; 2015: $6,120,447]")
     assert years_not_covered("What were the revenues in 2019?", [table]) == (
         ["2019"], ["2015", "2016", "2017"])
     assert years_not_covered("What were the revenues in 2017?", [table]) == ([], [])
@@ -109,13 +109,13 @@ def test_years_no_passage_names() -> None:
 
 
 def test_a_second_look_only_when_the_answer_found_nothing_over_relevant_passages() -> None:
-    relevant = [_evidence("Net sales of $14,694 million")]
-    assert says_nothing("[NETFLIX_2017_10K.pdf, p. 23]") and says_nothing(" [a.md]. [b.md]")
-    assert not says_nothing("57,834 thousand [NETFLIX_2017_10K.pdf, p. 23]")
+    relevant = [_evidence("Net sales of $8,412 million")]
+    assert says_nothing("[BRIGHTWAVE_2020_10K.pdf, p. 23]") and says_nothing(" [a.md]. [b.md]")
+    assert not says_nothing("41,275 thousand [BRIGHTWAVE_2020_10K.pdf, p. 23]")
     assert needs_second_look("The documents do not contain the net sales.", relevant)
     assert needs_second_look("[report.pdf, p. 4]", relevant)
-    assert not needs_second_look("Net sales were $14,694 million [report.pdf].", relevant)
-    context = [_evidence("Net sales of $14,694 million", grade="context")]
+    assert not needs_second_look("Net sales were $8,412 million [report.pdf].", relevant)
+    context = [_evidence("Net sales of $8,412 million", grade="context")]
     assert not needs_second_look("The documents do not contain the net sales.", context)
     assert not needs_second_look("", relevant)
 
@@ -130,8 +130,8 @@ def test_an_answer_must_cite_passages_that_name_what_was_asked() -> None:
                         document="archivist-guide.pdf", headings=["How Archivist works"])]
     assert cites_the_subject("How does Archivist stay consistent if killed?", killed)
     # of more than two subjects, half will do
-    hexum = [_evidence("Nick Hexum was born in 1970.")]
-    assert cites_the_subject("Who is older, Mark King or Nick Hexum?", hexum)
+    quist = [_evidence("Dario Quist was born in 1970.")]
+    assert cites_the_subject("Who is older, Lena Farrow or Dario Quist?", quist)
 
 
 def test_a_passage_naming_the_cited_section_links_a_two_hop_answer_to_the_question() -> None:
@@ -180,34 +180,34 @@ def test_a_cited_passage_naming_another_sections_title_is_linked_to_it() -> None
 
 
 def test_an_answer_of_citations_alone_becomes_the_cited_sentences() -> None:
-    # HotpotQA: the 1.5B replied "[3]" with the station in unit 3 (after its context)
+    # the 1.5B replied "[3]" with the channel in unit 3 (after its context)
     units = [
-        _evidence('Andrew "Drew" Fuller is an American actor.', parent="p1"),
-        _evidence("He played Chris Halliwell in the series Charmed.", parent="p1"),
-        _evidence("Charmed is an American television series created by Constance M. Burge.\n"
-                  "The series was originally broadcast by The WB for eight seasons.",
+        _evidence('Tobias "Toby" Renn is an American actor.', parent="p1"),
+        _evidence("He played Owen Marsh in the series Harbor Lights.", parent="p1"),
+        _evidence("Harbor Lights is an American television series created by Celia Dunmore.\n"
+                  "The series was first aired by Falcon TV for six seasons.",
                   parent="p2"),
     ]
-    question = "Drew Fuller starred in a series that originally broadcast on what station?"
+    question = "Toby Renn starred in a series that was first aired on what channel?"
     assert quote_cited(question, "[3]", units) == (
-        "The series was originally broadcast by The WB for eight seasons. [3]")
+        "The series was first aired by Falcon TV for six seasons. [3]")
     # two units cited: a sentence from each, in the order cited; never past QUOTED_UNITS
     both = quote_cited(question, "[2][3] [1]", units)
-    assert both.startswith("He played Chris Halliwell in the series Charmed. [2] The series")
+    assert both.startswith("He played Owen Marsh in the series Harbor Lights. [2] The series")
     assert "[1]" not in both
     # an answer with words, a number past the units, or no citation: nothing to quote
-    assert quote_cited(question, "The WB [3].", units) == ""
+    assert quote_cited(question, "Falcon TV [3].", units) == ""
     assert quote_cited(question, "[9]", units) == ""
     assert quote_cited(question, "", units) == ""
 
 
 def test_a_quoted_sentence_states_the_kind_of_thing_asked() -> None:
-    # HotpotQA: "[1]" for the birth year, over a unit whose other sentence shares as many
+    # "[1]" for the birth year, over a unit whose other sentence shares as many
     # of the question's words and holds no year
     unit = _evidence("Jonas Brell (4 May 1931 - 2 June 2009) was the fifth President of "
                      "Korvath.\nBefore the presidency, Brell resigned as commander of the Korvath "
                      "navy.")
-    question = "In what year was the man that resigned as the president of Korvath born?"
+    question = "What year was the man who resigned as president of Korvath born?"
     assert quote_cited(question, "[1]", [unit]).startswith("Jonas Brell (4 May 1931")
     assert quote_cited("Who commanded the navy before the presidency?", "[1]", [unit]) == (
         "Before the presidency, Brell resigned as commander of the Korvath navy. [1]")
@@ -234,9 +234,9 @@ def test_a_quoted_sentence_keeps_no_citation_marker_of_its_own() -> None:
 def test_a_sentence_said_again_is_dropped() -> None:
     # curated run: the 1.5B wrote the CRAN sentence 36 times, until its reply cap
     cran = "The CRAN main site at WU in Austria can be found at the URL [2]."
-    answer = f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran} {cran} {cran[:-4]}[3]."
+    answer = f"Ada Brenn and Tomas Kell wrote the toolkit [1].\n\n{cran} {cran} {cran[:-4]}[3]."
     assert without_repeats(answer) == (
-        f"Ross Ihaka and Robert Gentleman wrote R [1].\n\n{cran}")
+        f"Ada Brenn and Tomas Kell wrote the toolkit [1].\n\n{cran}")
     # a copy the reply cap cut off is a repeat too
     assert without_repeats(f"{cran} The CRAN main site at W") == cran
     assert without_repeats(f"A [1].\n\n{cran}\n\nThe CRAN main site") == f"A [1].\n\n{cran}"
@@ -251,10 +251,10 @@ def test_a_sentence_said_again_is_dropped() -> None:
 
 def test_the_prompts_tags_are_taken_out_of_an_answer() -> None:
     # the 1.5B opened an answer with the passage tag it had been shown
-    echoed = ('<passage n="1" section="Leland, North Carolina"> It is part of the Myrtle '
-              'Beach area.\nMovies were shot in Leland. </passage>')
-    assert without_markup(echoed) == ("It is part of the Myrtle Beach area.\n"
-                                      "Movies were shot in Leland.")
+    echoed = ('<passage n="1" section="Harwick, South Dorran"> It is part of the Greywater '
+              'Bay area.\nFilms were shot in Harwick. </passage>')
+    assert without_markup(echoed) == ("It is part of the Greywater Bay area.\n"
+                                      "Films were shot in Harwick.")
     composed = '<sub_answer question="q">\nIt is 5 [1].\n</sub_answer>\n\n```\n    x  = 1\n```'
     assert without_markup(composed) == "It is 5 [1].\n\n```\n    x  = 1\n```"
     plain = "Use `x < y` and <b>bold</b> [2]."
@@ -262,19 +262,19 @@ def test_the_prompts_tags_are_taken_out_of_an_answer() -> None:
 
 
 def test_a_hop_names_the_section_of_the_bridge_it_searched_for() -> None:
-    query = "M Ward Blind Joe Death John transfiguration third studio album state"
-    assert names_section(query, _evidence("...", headings=["M. Ward"]))
-    assert names_section("Ballina New South Wales 2011 census",
-                         _evidence("...", headings=["Ballina, New South Wales"]))
+    query = "K Lorne Pale Rider Sessions Ada winter third studio album state"
+    assert names_section(query, _evidence("...", headings=["K. Lorne"]))
+    assert names_section("Harwick South Dorran 2011 census",
+                         _evidence("...", headings=["Harwick, South Dorran"]))
     # another album's page, a page without a title, a title the names only half cover
-    assert not names_section(query, _evidence("...", headings=["Awake (Josh Groban album)"]))
+    assert not names_section(query, _evidence("...", headings=["Morning (Elin Vast album)"]))
     assert not names_section(query, _evidence("..."))
-    assert not names_section(query, _evidence("...", headings=["Joe Strummer"]))
+    assert not names_section(query, _evidence("...", headings=["Ada Quint"]))
 
 
 def test_the_answer_query_names_what_the_answer_adds_to_the_question() -> None:
-    question = ("The Jade Lantern Caper is a 2003 comedy film featuring an actress who "
-                "starred in what for seven years?")
+    question = ("The Jade Lantern Caper is a 2003 comedy film with an actress who later "
+                "starred in which series for six seasons?")
     query = answer_query(question, "Mira Tolven starred in The Jade Lantern Caper [1][2].")
     assert query.split()[:2] == ["Mira", "Tolven"] and "Jade" not in query
     assert "starred" in query.split() and "[1]" not in query
@@ -289,20 +289,20 @@ def test_a_claim_leaps_when_its_passages_span_sections_or_miss_a_subject() -> No
     assert leaps(question, [founded, born])  # two sections joined
     assert leaps(question, [born])  # the observatory is in none of them
     # the document's name counts as naming it, as for every subject check
-    row = _evidence("| Streaming revenues | 11,692,713 |", document="netflix-10k.pdf")
-    assert not leaps("What were Netflix's streaming revenues?", [row])
+    row = _evidence("| Subscription revenues | 9,412,300 |", document="brightwave-10k.pdf")
+    assert not leaps("What were Brightwave's subscription revenues?", [row])
 
 
 def test_each_subject_a_question_offers_keeps_its_best_passage() -> None:
-    question = "Which band was formed first, The Exies or Circus Diablo?"
-    diablo = _evidence("Circus Diablo is an American rock band, formed in early 2006 by Billy "
-                       "Morrison. The band was formed first as a side project.", parent="p1",
-                       headings=["Circus Diablo"])
-    exies = _evidence("The Exies were an American rock band from Los Angeles, formed in 1997.",
-                      parent="p2", headings=["The Exies"])
-    other = _evidence("Fuel is an American rock band.", parent="p3", headings=["Fuel"])
-    kept, dropped = score_gate(question, [diablo, other, exies])
-    assert exies in kept and diablo in kept and other in dropped
-    assert offered_sections(question, [diablo, other, exies]) == {"p1", "p2"}
+    question = "Which band was formed first, The Marrows or Velvet Orchard?"
+    orchard = _evidence("Velvet Orchard is an American rock band, formed in early 2009 by Colm "
+                        "Avery. The band was formed first as a side project.", parent="p1",
+                        headings=["Velvet Orchard"])
+    marrows = _evidence("The Marrows were an American rock band from Portland, formed in 1998.",
+                        parent="p2", headings=["The Marrows"])
+    other = _evidence("Fenwick is an American rock band.", parent="p3", headings=["Fenwick"])
+    kept, dropped = score_gate(question, [orchard, other, marrows])
+    assert marrows in kept and orchard in kept and other in dropped
+    assert offered_sections(question, [orchard, other, marrows]) == {"p1", "p2"}
     # a question that offers nothing keeps by its words alone
-    assert offered_sections("Which band was formed in 2006?", [diablo, exies]) == set()
+    assert offered_sections("Which band was formed in 2009?", [orchard, marrows]) == set()
