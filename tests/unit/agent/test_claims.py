@@ -179,16 +179,16 @@ def test_a_function_the_cited_unit_does_not_name_is_missing() -> None:
 
 
 def test_a_question_asking_for_a_verdict_lends_the_claim_none_of_its_words() -> None:
-    # HotpotQA, the 1.5B: "Mark King is American" over "an English musician"; "American"
+    # the 1.5B: "Lena Farrow is Canadian" over "a Scottish musician"; "Canadian"
     # was excused as a word of the question, which asked exactly that
-    unit = "Mark King (born 20 October 1958) is an English musician."
-    choice = "Which singer is American, Mark King or Nick Hexum?"
-    assert missing_facts("Mark King is American.", unit, choice) == ["American"]
-    assert missing_facts("No, Mark King is not American.", unit,
-                         "Is Mark King American?") == ["American"]
+    unit = "Lena Farrow (born 20 October 1958) is a Scottish musician."
+    choice = "Which singer is Canadian, Lena Farrow or Dario Quist?"
+    assert missing_facts("Lena Farrow is Canadian.", unit, choice) == ["Canadian"]
+    assert missing_facts("No, Lena Farrow is not Canadian.", unit,
+                         "Is Lena Farrow Canadian?") == ["Canadian"]
     # a question asking what: its words are given (the unit need not repeat them)
-    assert missing_facts("The English musician was born in 1958.", unit,
-                         "In what year was the English musician of Level 42 born?") == []
+    assert missing_facts("The Scottish musician was born in 1958.", unit,
+                         "In what year was the Scottish musician of Harrow Lane born?") == []
 
 
 def test_a_verification_reply_vetoes_only_when_it_says_no() -> None:
