@@ -82,7 +82,7 @@ def test_bad_sql_is_retried_once_with_the_error(make_service,
                                                 table_library: Application) -> None:
     llm = table_model("SELECT total FROM nowhere", "SELECT sum(revenues) FROM segments")
     events = run(make_service(llm, library=table_library),
-                 "What is the total revenue of all segments?")
+                 "What is the sum of the revenues of every segment?")
     errors = steps(events, "sql_error")
     assert len(errors) == 1 and "no such table: nowhere" in errors[0]["detail"]
     assert [s["attempt"] for s in steps(events, "sql")] == [1, 2]
