@@ -78,7 +78,7 @@ def test_abstention_and_citation_scores() -> None:
     assert score_item(item, "Use read.csv().", [], [])["correct"] == 1.0
     # what the answer states is scored without its citations: a made-up citation naming
     # the key fact is not an answer (the 1.5B wrote "[read.fwf.pdf, p. 15]" and nothing else)
-    fwf = QAItem("fwf", "Which function reads fixed-width files?", key_facts=["read.fwf"],
+    fwf = QAItem("fwf", "What reads files laid out in fixed-width columns?", key_facts=["read.fwf"],
                  references=["read.fwf"], answerable=True)
     bare = score_item(fwf, "[read.fwf.pdf, p. 15]", [], [])
     assert bare["correct"] == 0.0 and bare["f1"] == 0.0

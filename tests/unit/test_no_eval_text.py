@@ -150,15 +150,19 @@ def file_words(path: Path) -> tuple[list[str], list[int]]:
 
 
 def copies(path: Path, shingles: Shingles) -> list[tuple[int, Source]]:
-    """(line, item) for each run of copied evaluation text, reported at the run's first line."""
+    """(line, item) for each run of copied evaluation text, reported at the run's first line.
+
+    Overlapping windows of one item are one run; a window inside a run already reported
+    (an answer quoted within its passage) is not reported again.
+    """
     tokens, lines = file_words(path)
     found: list[tuple[int, Source]] = []
     last: Source | None = None
-    run_end = -1  # a window overlapping the last run of the same item extends that run
+    run_end = -1
     for start in range(len(tokens)):
         for width in shingles.lengths:
             source = shingles.table.get(tuple(tokens[start : start + width]))
-            if source is None:
+            if source is None or start + width <= run_end:
                 continue
             if source != last or start >= run_end:
                 found.append((lines[start], source))
@@ -177,13 +181,22 @@ def test_no_evaluation_text_in_src_or_tests() -> None:
     assert report == [], "evaluation text in src/ or tests/:\n" + "\n".join(report)
 
 
-def test_a_copied_question_is_found_and_a_reworded_one_is_not(tmp_path: Path) -> None:
+def test_copied_text_is_found_and_reworded_text_is_not(tmp_path: Path) -> None:
     shingles = Shingles()
     shingles.question("Which river runs past the old mill of Varnholt in 1874?", ("dev", "q1"))
-    shingles.question("Who built Varnholt mill?", ("dev", "q2"))  # 4 words: whole-word match only
+    shingles.question("Who built Varnholt mill?", ("dev", "q2"))  # 4 words: whole-word match
+    shingles.answers(["the Upper Varn", "Eda Quill Marrowby"], ("dev", "q2"))
+    shingles.passage("Varnholt mill was built in 1874 by the miller Eda Quill Marrowby on the "
+                     "east bank of the Upper Varn.", ("corpus", "p1"))
     copied = tmp_path / "copied.py"
-    copied.write_text('ASK = (\n    "which river runs past the OLD MILL "\n    "of Varnholt?"\n)\n')
+    copied.write_text('ASK = (\n    "which river runs past the OLD MILL "\n    "of Varnholt?"\n)\n'
+                      "# Varnholt mill, built in 1874 by the miller\n"
+                      "# Eda Quill Marrowby on the east bank\n"
+                      'NAME = "Eda Quill Marrowby"\n')
+    assert copies(copied, shingles) == [(2, ("dev", "q1")), (5, ("corpus", "p1")),
+                                        (7, ("dev", "q2"))]
     reworded = tmp_path / "reworded.py"
-    reworded.write_text('ASK = "Which stream flows by the mill at Varnholt?"\n"who built varnholt millstone"\n')
-    assert copies(copied, shingles) == [(2, ("dev", "q1"))]
+    reworded.write_text('ASK = "Which stream flows by the mill at Varnholt?"\n'
+                        '"who built varnholt millstone" "the Upper Varn" "Eda Quill"\n'
+                        "# The miller Eda Marrowby built a mill at Varnholt in 1874.\n")
     assert copies(reworded, shingles) == []

@@ -222,7 +222,7 @@ def adds_nothing_held(claim: str, evidence: str, question: str) -> bool:
 
     Only a claim that adds at least :data:`ADDED_WORDS` (stemmed, stop words out) is
     judged. The question's words in a claim count toward its word coverage and cosine:
-    "The Tampa Bay Buccaneers draft history is related to Lee Roy Selmon's career and his
+    "The Harwick Gulls trade history is related to Anton Brell's career and his
     association with the company through its transfer of ownership" scored over the
     threshold on a passage holding the question's names and none of "related", "career",
     "association", "company", "transfer", "ownership". On the labelled set the check
@@ -255,8 +255,8 @@ PROPERTY_COVERAGE = 0.5
 def holds_property(stated: str, units: Sequence[str]) -> bool:
     """Whether ``units`` hold the names, numbers and half the words of ``stated``.
 
-    ``stated`` is what a claim says of one subject, its name taken out ("American" of
-    "Mark King is American"); "It" goes before it so that its first word is read as a
+    ``stated`` is what a claim says of one subject, its name taken out ("Canadian" of
+    "Lena Farrow is Canadian"); "It" goes before it so that its first word is read as a
     name, not as a sentence's capital.
     """
     held = "\n".join(units)

@@ -68,8 +68,8 @@ def judged_by_code(claim: str, question: str) -> bool:
 
     So when the question offers subjects, the claim is about one of them (or all: "both",
     "the same"), and its verdict is not one of size or amount. Such a claim is not put to
-    the verification call: asked whether "Sid Haig is the oldest" over Haig's "born 1939"
-    and Darchinyan's "born 1976", the 1.5B answered no; code had read the years.
+    the verification call: asked whether "Orla Venn is the oldest" over Venn's "born 1939"
+    and Castellan's "born 1976", the 1.5B answered no; code had read the years.
     """
     subjects = offered_subjects(question)
     own = own_words(subjects)

@@ -43,7 +43,7 @@ def test_passages_must_name_the_questions_subjects() -> None:
     # a document's name counts: a table chunk of a 10-K need not repeat the company name
     table = _evidence("Paying subscribers at end of period 41,275", "BRIGHTWAVE_2020_10K.pdf")
     assert on_subject("How many paying subscribers did Brightwave have?", [table])
-    assert on_subject("How can I save my workspace?", [footnote])  # no named subject
+    assert on_subject("How can I keep my session for later?", [footnote])  # no named subject
     # five named subjects: a passage naming two of them is on the subject (HotpotQA)
     quist = _evidence("Dario Quist is the lead vocalist of the rock band Harrow Lane.")
     assert on_subject("Which singer is Canadian, Lena Farrow or Dario Quist?", [quist])
@@ -52,8 +52,8 @@ def test_passages_must_name_the_questions_subjects() -> None:
 
 def test_a_subject_counts_as_named_by_a_word_one_short_ending_apart() -> None:
     # "Germany's" and a typed "Wendhalis" against a passage on a German choir in Wendhal
-    question = ("This German choir originally based in Wendhalis is sponsored by Germany's "
-                "largest flour mill with an annual output of what?")
+    question = ("This German choir first based in Wendhalis is sponsored by Germany's "
+                "largest flour mill, which grinds how many tonnes a year?")
     choir = _evidence("Wendhal Voices is a German amateur choir based in Wendhal, sponsored "
                       "by the Falkmoor mill since 2004.")
     assert on_subject(question, [choir])

@@ -28,7 +28,7 @@ def _kinds(plan) -> list[str]:
 def test_subjects_and_compound_questions() -> None:
     assert subject_terms("What is the capital of Veldoria?") == {"veldoria"}
     assert subject_terms("How do I save a data frame as a CSV file in R?") == {"csv", "r"}
-    assert subject_terms("How can I save my workspace?") == set()
+    assert subject_terms("How can I keep my session for later?") == set()
     assert not looks_compound("How do I save a data frame as a CSV file in R?")
     assert looks_compound("What were the revenues and the net income in 2017?")
     assert looks_compound("What is JavaScript? What is Python?")

@@ -146,7 +146,7 @@ def test_a_query_must_pick_a_row_or_column_the_question_names() -> None:
                                          staff, ["segments"])
     assert query_picks_what_is_asked(
         "SELECT segment, contribution_profit FROM segments ORDER BY contribution_profit DESC",
-        "Which segment had the highest contribution profit?", ["segments"])
+        "Which segment earned the largest contribution profit?", ["segments"])
 
 
 def test_the_names_a_query_gives_its_results_are_not_what_it_picks() -> None:

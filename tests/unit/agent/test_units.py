@@ -130,8 +130,8 @@ def test_a_sentence_is_shown_once_even_when_it_is_a_neighbours_context() -> None
     # "Salt and Ember is a 1998 book ..." went to the 1.5B as passage 1 and again
     # as the context of passage 5, and the writer replied "[1][2]"
     section = ("Salt and Ember is a 1998 book of Welsh baking by Morwen Tasker. "
-               "It features baking tips on saving time and sold 300,000 copies. "
-               "It was praised by critics as a guide to baking in Welsh kitchens.")
+               "Its recipes suit busy weeknights and it sold 300,000 copies. "
+               "Reviewers hailed it as a handbook for baking in Welsh kitchens.")
     chosen = select_units("Salt and Ember, a book of Welsh baking, sold how many copies?",
                           [_evidence(section)], None, budget_tokens=1000)
     shown = "\n".join(u.full_text() for u in chosen.units)

@@ -52,8 +52,8 @@ class Policy:
     #: that name, which no search had reached, write again with it (``answer_query``,
     #: ``names_section``): the 1.5B answered a two-hop question with its first hop
     answer_hop: bool = False
-    #: a bare answer naming what a two-hop question describes ("Jeffrey Smart" for "a
-    #: painter known for his depictions of what?") becomes the sentence of its own page
+    #: a bare answer naming what a two-hop question describes ("Ilse Tarrow" for "a
+    #: sculptor famed for her studies of what?") becomes the sentence of its own page
     #: that states what is asked, quoted (``answer.past_the_bridge``)
     past_the_bridge: bool = False
     #: an answer of citations alone ("[3]") becomes the cited units' sentences, quoted

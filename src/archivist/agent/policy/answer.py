@@ -25,7 +25,7 @@
 * :func:`without_repeats`: a sentence said again is dropped (the 1.5B model wrote one
   sentence 36 times, until its reply cap).
 * :func:`without_markup`: the prompt's own tags are taken out of an answer (the 1.5B model
-  opened an answer with ``<passage n="1" section="Leland, North Carolina">``).
+  opened an answer with ``<passage n="1" section="Harwick, South Dorran">``).
 """
 
 from __future__ import annotations
@@ -112,12 +112,13 @@ def leaps(question: str, cited: list[Evidence]) -> bool:
 def linked_to(cited: list[Evidence], seen: Iterable[Evidence]) -> list[Evidence]:
     """The passages of ``seen`` linked to a cited one: either names the other's section.
 
-    A two-hop answer is stated by the passage on the bridge ("Ezer Weizman (born 1924)
-    ..."), which names the bridge but not what the question asks about ("the man that
-    resigned as president of Israel before the 2000 election"); the passage that names
-    both links it to the question. The other way round, a song "written after a luau in
-    Laie" is linked by the article "Laie, Hawaii" to the district the question names. A
-    title counts without its qualifier ("Laie" of "Laie, Hawaii"), as written and whole,
+    A two-hop answer is stated by the passage on the bridge ("Edvin Halloran (born 1924)
+    ..."), which names the bridge but not what the question asks about ("the man who
+    stepped down as president of Korvath before the 1998 vote"); the passage that names
+    both links it to the question. The other way round, a song "written after a festival in
+    Tessendorf" is linked by the article "Tessendorf, Lower Korvath" to the district the
+    question names. A title counts without its qualifier ("Tessendorf" of "Tessendorf,
+    Lower Korvath"), as written and whole,
     and only in a passage of another section: a section's own sentences link nothing.
     """
     sections = {item.get("parent_id") for item in cited}
@@ -211,9 +212,9 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
     From each of the first :data:`QUOTED_UNITS` units cited, the sentence (or table line)
     that states the kind of thing the question asks for (a year for "in what year", a
     number for "how many": :func:`states_what_is_asked`), then shares the most content
-    words with it: a unit shown with the sentence before it for context ("Charmed is an
-    American television series ...") quotes its own ("The series was originally broadcast
-    by The WB ...") on a tie. The answer says what the documents say, word for word, and
+    words with it: a unit shown with the sentence before it for context ("Harbor Lights is
+    an American television series ...") quotes its own ("The series was first aired by
+    Falcon TV ...") on a tie. The answer says what the documents say, word for word, and
     the claim check reads it like any other.
     """
     if not says_nothing(answer):
@@ -234,11 +235,11 @@ def quote_cited(question: str, answer: str, units: list[Evidence]) -> str:
 def past_the_bridge(question: str, answer: str, units: Sequence[Evidence]) -> str:
     """The sentence of a bare answer's own section that states what the question asks; else "".
 
-    A two-hop question describes its bridge and asks something of it ("Notable speakers
-    at the Institute include a painter known for his depictions of what?"). A small model
-    answers with the bridge itself ("Jeffrey Smart [1]", from "Notable speakers included
-    ... the painter Jeffrey Smart"), even with the painter's own page before it ("...
-    painter known for his precisionist depictions of urban landscapes"). The answer is
+    A two-hop question describes its bridge and asks something of it ("Guest lecturers
+    at the Academy include a sculptor famed for her studies of what?"). A small model
+    answers with the bridge itself ("Ilse Tarrow [1]", from "Guest lecturers included
+    ... the sculptor Ilse Tarrow"), even with the sculptor's own page before it ("...
+    sculptor famed for her bronze studies of seabirds"). The answer is
     read as the bridge when it is bare (at most :data:`BARE_WORDS` words, naming nothing
     the question names), a unit of another section than the cited ones is titled with it,
     and one sentence there states ``bare.BRIDGE_OPEN_WORDS``, and half, of the question's

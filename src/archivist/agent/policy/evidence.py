@@ -31,10 +31,10 @@ _TOKENS = re.compile(r"[a-z0-9+#]+")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
 _ASKED = re.compile(r"[A-Za-z0-9][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
-_QUALIFIER = re.compile(r"\s*(?:\(.*\)|,.*)$")  # "Ballina, New South Wales", "Awake (album)"
+_QUALIFIER = re.compile(r"\s*(?:\(.*\)|,.*)$")  # "Harwick, South Dorran", "Morning (album)"
 BRIDGE_NAMES = 6
 #: Names a hop after an answer takes from it: an answer states few, and each may be the
-#: bridge ("films such as Maximum Overdrive, Domestic Disturbance ...")
+#: bridge ("films such as Iron Meadow, Quiet Harbour ...")
 ANSWER_NAMES = 10
 BRIDGE_WORDS = 8
 
@@ -56,7 +56,7 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     """Whether the passages name half the question's subjects (at most two are needed).
 
     Their text, section headings and document name count. A question without named
-    subjects ("How can I save my workspace?") passes. "Which singer is Canadian, Lena Farrow
+    subjects ("How can I keep my session for later?") passes. "Which singer is Canadian, Lena Farrow
     or Dario Quist?" names five; a passage on Dario Quist names two and is on the subject.
     """
     terms = subject_terms(question)
@@ -229,11 +229,11 @@ def bridge_query(question: str, pointed: Iterable[Evidence], names: int = BRIDGE
     First the names they state that the question does not, then the question's own words
     that are not its named subjects; "" when they name nothing new.
 
-    Asked where the city Kerry Saxby-Junna was born stood at the 2011 census, the 1.5B
-    model answered "[1]" over "Kerry Saxby-Junna (born 1961 in Ballina, New South Wales)":
-    the passage names the bridge (Ballina), and the population is in Ballina's own article,
-    which a search for the question does not reach. ``"Ballina New South Wales ...
-    population census city born"`` does.
+    Asked where the town Ilse Varga was born stood at the 2011 census, the 1.5B model
+    answered "[1]" over "Ilse Varga (born 1931 in Tessendorf, Lower Korvath)": the passage
+    names the bridge (Tessendorf), and the population is in Tessendorf's own article, which
+    a search for the question does not reach. ``"Tessendorf Lower Korvath ... population
+    census town born"`` does.
     """
     asked = {_POSSESSIVE.sub("", w.lower()) for w in _ASKED.findall(question)}
     found: list[str] = []
@@ -266,13 +266,12 @@ def answer_query(question: str, answer: str) -> str:
 def names_section(query: str, item: Evidence) -> bool:
     """Whether ``query``'s names (its capitalised words) name a passage's section title.
 
-    A bridge hop searches for the page of the name a first passage stated: "M Ward Blind
-    Joe Death John transfiguration third studio album state" is after "M. Ward" (the
-    singer of "Transfiguration of Vincent"), whose page says where he is from. The score
-    gate measured that page against all the query's words and the names of the album's
-    passage that came along ("Blind Joe Death"), and dropped it (the 1.5B run of
-    2026-12-03). Its title, without a qualifier ("Ballina" of "Ballina, New South
-    Wales"), is what the hop asked for.
+    A bridge hop searches for the page of the name a first passage stated: "K Lorne Pale
+    Rider Sessions Ada winter third studio album state" is after "K. Lorne" (the singer
+    of "Hollow Lantern"), whose page says where he is from. The score gate measured that
+    page against all the query's words and the names of the album's passage that came
+    along ("Pale Rider Sessions"), and dropped it (a 1.5B run). Its title, without a
+    qualifier ("Harwick" of "Harwick, South Dorran"), is what the hop asked for.
     """
     headings = item.get("heading_path") or []
     if not headings:

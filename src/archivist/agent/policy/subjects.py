@@ -16,7 +16,7 @@ from archivist.agent.policy.question import asks_to_judge
 from archivist.stopwords import STOP_WORDS
 
 _CAPITALISED = r"[A-Z][\w'’.!-]*"
-#: A name: capitalised words, with small joining words inside ("Pick Me Up", "Bank of Ireland").
+#: A name: capitalised words, with small joining words inside ("Tin Lantern", "Bank of Ostland").
 _NAME = rf"{_CAPITALISED}(?:\s+(?:of|the|de|da|von|van|del|la|and)?\s*{_CAPITALISED})*"
 _OFFERED = re.compile(
     rf"(?:\bthe\s+)?({_NAME})\s*,?\s+(?:or|and|than|versus|vs\.?)\s+(?:the\s+)?({_NAME})"
@@ -64,7 +64,7 @@ def own_words(subjects: Sequence[str]) -> dict[str, set[str]]:
 def mentions(text: str, words: set[str], *, every: bool = False) -> bool:
     """Whether ``text`` names a subject by its own words, capitalised and whole.
 
-    One word will do, or with ``every`` each of them. A claim may call Mark King "King"; a
+    One word will do, or with ``every`` each of them. A claim may call Rowan King "King"; a
     passage about him names him in full, and one that says "King" alone may be about a
     king.
     """

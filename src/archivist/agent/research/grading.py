@@ -135,8 +135,8 @@ class Grader:
             return GradeOutcome(kept=kept, degraded=True)
         relevant = _ids(list(grades.relevant), len(items))
         # judged on every passage found, not only the relevant ones: in a two-hop question
-        # the bridge passage ("Two Dollar Radio ...") need not name the question's subject
-        # ("Grace Krilanovich") when the first-hop passage beside it does
+        # the bridge passage ("Larkspur Press ...") need not name the question's subject
+        # ("Ines Moray") when the first-hop passage beside it does
         if checks and relevant and not on_subject(question, items):
             emit_step(StepKind.OFF_SUBJECT, "none of the passages found names enough of the "
                       "question's subjects; all dropped", sub_question=sub_question)

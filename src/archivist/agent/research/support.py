@@ -1,7 +1,7 @@
 """A claim whose cited passages lack a name or number it states is searched for, in code.
 
-The 1.5B model wrote "Wren House is a residential hall in a university located in
-Dunmore [1]" over a unit saying it is a hall of the Northern Coastal University; no
+The 1.5B model wrote "Wren House belongs to a university in the city of Dunmore [1]"
+over a unit saying it is a hall of the Northern Coastal University; no
 unit it was shown says where that university is, so the claim failed and the answer
 became an abstention. One search for the claim itself (no model call) finds the
 university's own article. A passage found this way counts only when it is linked to a
