@@ -97,8 +97,8 @@ def test_a_one_part_question_is_not_split(scenarios: Scenarios) -> None:
 def test_a_compound_question_is_split_in_two_and_researched_in_parallel(
     scenarios: Scenarios,
 ) -> None:
-    question = ("What contribution margin did Netflix's domestic streaming segment report for "
-                "2017, and how can I load a comma-separated file into R?")
+    question = ("What was Netflix's domestic streaming contribution margin in 2017, and how can "
+                "I load a comma-separated file into R?")
     result, times = scenarios.ask(question)
     (split,) = steps_of(result, "sub_questions")
     parts = split["items"]
