@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/claims_calibrate.py [tests/data/claims_labelled.jsonl]
+    python bench/claims_calibrate.py [bench/data/claims_labelled.jsonl]
 
 Each line of the set is a hand-checked pair ``{claim, evidence: [unit texts], supported}``
 (collected by ``bench/claims_collect.py`` from real answers). The pairs are split in two
@@ -23,7 +23,7 @@ from typing import Any
 from archivist.agent.claims import SUPPORT_THRESHOLD, missing_facts, support_score
 from archivist.index.embeddings import SentenceTransformerEmbedder
 
-DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "claims_labelled.jsonl"
+DEFAULT = Path(__file__).resolve().parents[1] / "bench" / "data" / "claims_labelled.jsonl"
 
 
 def load(path: Path) -> list[dict[str, Any]]:

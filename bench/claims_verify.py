@@ -2,7 +2,7 @@
 
 Usage (the model comes from the settings, as for the CLI)::
 
-    ARCHIVIST_LLM__MODEL=local:1.5b python bench/claims_verify.py [tests/data/claims_labelled.jsonl]
+    ARCHIVIST_LLM__MODEL=local:1.5b python bench/claims_verify.py [bench/data/claims_labelled.jsonl]
 
 Each pair the code checks pass (``bench/claims_calibrate.py``) is put to the model as the
 agent's ``verify_claims`` setting puts a sentence (``agent/verifier.py``); a "no" flags it.

@@ -238,7 +238,8 @@ ALBUM_DOCS = {  # invented: the album's passage names the singer and a record wi
     "copper.md": "# Copper Rain\n\nCopper Rain is the third studio album by the singer Ilka "
                  "Brandt, released in 1999.\n",
 }
-ALBUM_QUESTION = "Hollow Lantern is the third studio album by a singer-songwriter from what state?"
+ALBUM_QUESTION = ("From what state is the singer-songwriter whose third studio album is "
+                  "Hollow Lantern?")
 
 
 @pytest.fixture(scope="module")
@@ -250,8 +251,8 @@ def albums(tmp_path_factory: pytest.TempPathFactory,
 def test_the_hop_keeps_the_page_of_the_name_it_searched_for(
         make_service, albums: Application) -> None:
     # The hop's query carries the record's names too ("Ballad Grey Orrin Pike"): measured
-    # against all of them, the singer's own page named too few and was dropped (the 1.5B
-    # run on HotpotQA, "M. Ward"); its title is the name the hop searched for.
+    # against all of them, the singer's own page named too few and was dropped (a 1.5B
+    # run on a two-hop question); its title is the name the hop searched for.
     writes: list[str] = []
 
     def reply(passages: dict[str, str]) -> str:
@@ -276,8 +277,8 @@ FILM_DOCS = {  # invented: the actress's page shares no subject with the questio
                  "Lights from 1990 to 1997.\n",
     "gardens.md": "# Kew Gardens\n\nKew Gardens holds the largest collection of living plants.\n",
 }
-FILM_QUESTION = ("The Jade Lantern Caper is a 2003 comedy film featuring an actress who "
-                 "starred in what for seven years?")
+FILM_QUESTION = ("The Jade Lantern Caper is a 2003 comedy film with an actress who starred "
+                 "for seven years in which sitcom?")
 
 
 @pytest.fixture(scope="module")

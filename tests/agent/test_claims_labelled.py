@@ -1,6 +1,6 @@
 """The claim checker keeps its precision and recall on the hand-labelled set.
 
-``tests/data/claims_labelled.jsonl`` holds 155 (claim, evidence, supported?) pairs from
+``bench/data/claims_labelled.jsonl`` holds 155 (claim, evidence, supported?) pairs from
 real answers of the local 1.5B model (curated PDF questions and HotpotQA), each label
 checked by hand: each claim with the units it cites, and with the best units it does not
 cite (``bench/claims_collect.py``, ``bench/claims_from_answers.py``;

@@ -1,8 +1,8 @@
 """Small-model checks in a whole agent run, each scripted to fail the way a real small
 model did (the checks themselves, as pure functions: tests/unit/agent/test_policy_*.py).
 
-- it split "How do I read a CSV file into R?" into three sub-questions;
-- its grader kept an unrelated footnote for "What is the capital of Mongolia?" and the
+- it split a one-part question ("How do I install PostgreSQL?") into three sub-questions;
+- its grader kept an unrelated footnote for "What is the capital of Veldoria?" and the
   answer came with confidence high;
 - its grader kept 1 of 6 passages for a figure held in a table further down the same
   section, and the pipeline, reading 500-character children only, abstained.
@@ -38,9 +38,9 @@ def _evidence(text: str, document: str = "atlas.md", parent: str = "p1") -> Evid
 
 
 def test_confidence_is_never_high_when_the_evidence_misses_a_subject() -> None:
-    passages = [_evidence("Canberra is the capital of Australia.", parent="p1"),
-                _evidence("The Australian Capital Territory holds Canberra.", parent="p2")]
-    answer = "Canberra [atlas.md]"
+    passages = [_evidence("Dunmore is the capital of Ostland.", parent="p1"),
+                _evidence("The Northern Capital District holds Dunmore.", parent="p2")]
+    answer = "Dunmore [atlas.md]"
     assert confidence(answer, passages, [0], on_subject=True) == HIGH
     assert confidence(answer, passages, [0], on_subject=False) == MEDIUM
 
@@ -86,7 +86,7 @@ def test_passages_off_the_subject_end_in_an_abstention_on_every_profile(make_ser
     for checks in (REVIEWED, None):
         llm = ScriptedChatModel(rules=[_keep_everything])
         service = make_service(llm, checks=checks) if checks else make_service(llm)
-        events = run(service, "What is the capital of Mongolia?")
+        events = run(service, "What is the capital of Veldoria?")
         answer = done(events)["answer"]
         assert abstains(answer), answer
         (sources,) = [e.data for e in events if e.type == "sources"]
@@ -106,7 +106,7 @@ are not paid memberships. We report memberships at the end of each period, by se
     f"Segment note {n}: the segment's revenue per member depends on the plan mix, price "
     f"changes and foreign exchange in region {n}, reported each quarter.\n" for n in range(12)
 ) + """
-Domestic streaming paid memberships at end of period: 52,810 thousand.
+Domestic streaming paid memberships at end of period: 41,275 thousand.
 """
 
 
@@ -115,7 +115,7 @@ def test_the_pipeline_reads_the_whole_section_of_a_kept_passage(
 ) -> None:
     library.ingest.texts([("report.md", SECTION)])
     (parent,) = library.store.parents_of(library.store.documents()[0].document_id)
-    assert "52,810" in parent.text and len(library.store.children_of(parent.document_id)) > 2
+    assert "41,275" in parent.text and len(library.store.children_of(parent.document_id)) > 2
 
     def strict_grader(messages: list[BaseMessage], info: CallInfo) -> RelevanceGrades | None:
         # keeps only the prose passage, like the 1.5B model keeping 1 of 6
@@ -132,8 +132,8 @@ def test_the_pipeline_reads_the_whole_section_of_a_kept_passage(
     (read,) = steps(events, "read_parent")
     assert read["detail"] == parent.parent_id
     (write_call,) = [c for c in llm.calls if not c.schema]
-    assert "52,810" in write_call.text  # the figure further down the section was shown
-    assert "52,810" in done(events)["answer"]
+    assert "41,275" in write_call.text  # the figure further down the section was shown
+    assert "41,275" in done(events)["answer"]
     assert source_names(events) == ["report.md"]
 
 
@@ -167,7 +167,7 @@ def _always_unclear(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis |
 
 
 def test_a_question_that_names_everything_is_not_asked_back(make_service) -> None:
-    # the 1.5B model asked "What is Netflix?" back for a question naming Netflix
+    # the 1.5B model asked "What is Brightwave?" back for a question naming Brightwave
     events = run(make_service(ScriptedChatModel(rules=[_always_unclear]), checks=REVIEWED),
                  "How do I install PostgreSQL?")
     assert steps(events, "clear") and done(events)["status"] == "answered"
@@ -197,7 +197,7 @@ def test_a_real_question_routed_direct_is_searched(make_service) -> None:
 
 
 def _abstain_first(messages: list[BaseMessage], info: CallInfo) -> str | None:
-    # like the 1.5B with "Net sales of $14,694 million" in its second passage: abstains on
+    # like the 1.5B with "Net sales of $8,412 million" in its second passage: abstains on
     # the first reading, finds the line when asked to look for it
     if info.schema is not None or info.tools:
         return None

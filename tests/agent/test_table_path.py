@@ -66,7 +66,7 @@ def test_a_computation_is_answered_by_one_query_and_cites_the_table(
     llm = table_model("SELECT segment, contribution_profit FROM segments "
                       "ORDER BY contribution_profit DESC LIMIT 1")
     events = run(make_service(llm, library=table_library),
-                 "Which segment had the highest contribution profit?")
+                 "Which segment earned the largest contribution profit?")
     (sql,) = steps(events, "sql")
     assert sql["detail"].startswith("SELECT segment, contribution_profit FROM segments")
     assert steps(events, "tables")[0]["detail"] == "segments"
@@ -82,7 +82,7 @@ def test_bad_sql_is_retried_once_with_the_error(make_service,
                                                 table_library: Application) -> None:
     llm = table_model("SELECT total FROM nowhere", "SELECT sum(revenues) FROM segments")
     events = run(make_service(llm, library=table_library),
-                 "What is the total revenue of all segments?")
+                 "What is the sum of the revenues of every segment?")
     errors = steps(events, "sql_error")
     assert len(errors) == 1 and "no such table: nowhere" in errors[0]["detail"]
     assert [s["attempt"] for s in steps(events, "sql")] == [1, 2]
@@ -149,7 +149,7 @@ def test_the_table_path_can_be_switched_off(make_service,
                                             table_library: Application) -> None:
     llm = table_model("SELECT 1")
     events = run(make_service(llm, library=table_library, table_queries=False),
-                 "Which segment had the highest contribution profit?")
+                 "Which segment earned the largest contribution profit?")
     assert not steps(events, "sql") and not steps(events, "tables")
 
 
@@ -164,7 +164,7 @@ def test_a_year_no_table_names_asks_for_no_query(make_service,
     # the 1.5B wrote "SELECT y2020 ..." twice over a 2017 10-K's statements
     llm = table_model("SELECT segment FROM segments", "SELECT segment FROM segments")
     events = run(make_service(llm, library=table_library),
-                 "Which segment had the highest contribution profit in 2020?")
+                 "Which segment earned the largest contribution profit in 2020?")
     assert not steps(events, "sql") and not steps(events, "tables")
     (fallback,) = steps(events, "table_fallback")
     assert "year" in fallback["detail"]

@@ -29,16 +29,16 @@ ITEMS = [
         "source": "volcano.md",
         "answerable": True,
     },
-    {"id": "mona", "question": "Who painted the Mona Lisa?", "answerable": False},
+    {"id": "triptych", "question": "Who painted the Veldoria triptych?", "answerable": False},
 ]
 
 
 def test_facts_found_matches_numbers_code_and_alternatives() -> None:
     # thousands separators and spacing do not matter; "a|b" accepts either
-    assert facts_found("Revenues were $11692713 thousand.", ["11,692,713|11.7 billion"]) == 1.0
-    assert facts_found("About 11.7 Billion dollars", ["11,692,713|11.7 billion"]) == 1.0
+    assert facts_found("Revenues were $9412300 thousand.", ["9,412,300|9.4 billion"]) == 1.0
+    assert facts_found("About 9.4 Billion dollars", ["9,412,300|9.4 billion"]) == 1.0
     # every fact is needed
-    assert facts_found("Ross Ihaka wrote it", ["Ihaka", "Gentleman"]) == 0.0
+    assert facts_found("Ada Brenn wrote it", ["Brenn", "Kell"]) == 0.0
     # whole tokens only: 67 is not inside 1967, read.csv is not read.csv2
     assert facts_found("founded in 1967", ["67"]) == 0.0
     assert facts_found("use read.csv2()", ["read.csv"]) == 0.0
@@ -48,13 +48,13 @@ def test_facts_found_matches_numbers_code_and_alternatives() -> None:
 
 
 def test_abstention_and_citation_scores() -> None:
-    assert abstained("The documents do not contain the painter of the Mona Lisa.")
+    assert abstained("The documents do not contain the painter of the Veldoria triptych.")
     assert abstained("I don't know.")
     assert abstained("The passages do not contain an answer.")
-    assert not abstained("Leonardo da Vinci painted it.")
+    assert not abstained("Ilse Varga painted it.")
     # unanswerable: abstaining is right; answerable: abstaining is wrong
     assert abstention_correct(False, "The documents do not contain it.") == 1.0
-    assert abstention_correct(False, "Leonardo da Vinci.") == 0.0
+    assert abstention_correct(False, "Ilse Varga.") == 0.0
     assert abstention_correct(True, "The documents do not contain it.") == 0.0
     assert abstention_correct(None, "x") is None
     # a bare citation is no answer, and no honest abstention either
@@ -71,14 +71,14 @@ def test_abstention_and_citation_scores() -> None:
     from archivist.evaluation.answers import score_item
     from archivist.evaluation.qa_datasets import QAItem
 
-    item = QAItem("csv", "How do I read a CSV file into R?", key_facts=["read.csv"],
+    item = QAItem("csv", "How can I load a comma-separated file into R?", key_facts=["read.csv"],
                   answerable=True)
     refusal = "The documents do not contain how to use the `read.csv()` function in R."
     assert score_item(item, refusal, [], [])["correct"] == 0.0
     assert score_item(item, "Use read.csv().", [], [])["correct"] == 1.0
     # what the answer states is scored without its citations: a made-up citation naming
     # the key fact is not an answer (the 1.5B wrote "[read.fwf.pdf, p. 15]" and nothing else)
-    fwf = QAItem("fwf", "Which function reads fixed-width files?", key_facts=["read.fwf"],
+    fwf = QAItem("fwf", "What reads files laid out in fixed-width columns?", key_facts=["read.fwf"],
                  references=["read.fwf"], answerable=True)
     bare = score_item(fwf, "[read.fwf.pdf, p. 15]", [], [])
     assert bare["correct"] == 0.0 and bare["f1"] == 0.0
@@ -92,10 +92,10 @@ def test_curated_pages_and_answerable(tmp_path: Path) -> None:
     path = tmp_path / "qa.jsonl"
     rows = [{**ITEMS[0], "pages": [1, 2]}, ITEMS[1]]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    etna, mona = load_qa_dataset(path)
+    etna, triptych = load_qa_dataset(path)
     assert etna.gold_pages == [("volcano.md", 1), ("volcano.md", 2)]
     assert etna.key_facts == ["Sicily"] and etna.answerable is True
-    assert mona.answerable is False and mona.gold_pages == []
+    assert triptych.answerable is False and triptych.gold_pages == []
     path.write_text(json.dumps({**ITEMS[0], "pages": ["one"]}) + "\n")
     with pytest.raises(DatasetError, match="item 1: 'pages'"):
         load_qa_dataset(path)
@@ -121,15 +121,15 @@ def test_naive_and_closed_book_baselines(
     naive = runner.invoke(cli, [*base, "--system", "naive", "--out", str(naive_out)])
     assert naive.exit_code == 0, naive.output
     records = _records(naive_out)
-    etna, mona = records["etna"], records["mona"]
+    etna, triptych = records["etna"], records["triptych"]
     # one search, one model call; the passages it read are the contexts
-    assert etna["stats"]["llm_calls"] == 1 and mona["stats"]["llm_calls"] == 1
+    assert etna["stats"]["llm_calls"] == 1 and triptych["stats"]["llm_calls"] == 1
     assert [c["tool"] for c in etna["contexts"]] == ["search_documents"]
     assert "Sicily" in etna["answer"] and etna["sources"][0]["document_name"] == "volcano.md"
     assert etna["scores"]["correct"] == 1.0 and etna["scores"]["abstention_accuracy"] == 1.0
-    # no passage shares a word with the Mona Lisa: the writer abstains, which is right here
-    assert mona["abstained"] and mona["scores"]["abstention_accuracy"] == 1.0
-    assert mona["scores"]["correct"] is None  # nothing to be correct about
+    # no passage shares a word with the Veldoria triptych: the writer abstains, which is right here
+    assert triptych["abstained"] and triptych["scores"]["abstention_accuracy"] == 1.0
+    assert triptych["scores"]["correct"] is None  # nothing to be correct about
     summary = json.loads((naive_out / "answers_report.json").read_text())["summary"]
     assert summary["metrics"]["abstention_accuracy"] == 1.0
     assert summary["counts"]["correct"] == 1

@@ -65,31 +65,31 @@ def _page(name: str, title: str, text: str = "") -> SearchHit:
 
 
 def test_the_page_the_best_passage_links_to_comes_second() -> None:
-    question = "In what year was the man who resigned before the 2000 election born?"
-    best = _page("election", "Israeli presidential election, 2000",
-                 "It was held after the resignation of Ezer Weizman and won by Moshe Katsav.")
-    first = [best, _page("peres", "Presidency of Shimon Peres"), _page("other", "Galil"),
-             _page("weizman", "Ezer Weizman (politician)")]  # fmt: skip
+    question = "In what year was the man who resigned before the 1998 election born?"
+    best = _page("election", "Korvath presidential election, 1998",
+                 "It was held after the resignation of Edvin Halloran and won by Marek Osten.")
+    first = [best, _page("tarrow", "Presidency of Ilse Tarrow"), _page("other", "Velmora"),
+             _page("halloran", "Edvin Halloran (politician)")]  # fmt: skip
     ranked = list(dict.fromkeys(h.parent_id for h in order(question, first, [], [], 10)))
-    # Weizman is mentioned in the best passage (its title without the disambiguation);
-    # Moshe Katsav too, but it has no page here
-    assert ranked[:2] == ["election", "weizman"]
+    # Halloran is mentioned in the best passage (its title without the disambiguation);
+    # Marek Osten too, but it has no page here
+    assert ranked[:2] == ["election", "halloran"]
     assert sorted(ranked) == sorted(h.parent_id for h in first)
 
 
 def test_a_namesake_is_no_comparison_and_no_link() -> None:
-    question = "Scott Howell is a consultant who has worked with the mayor of what city?"
+    question = "Dana Pruett, a consultant, has worked for the mayor of which city?"
     first = [
-        _page("consultant", "Scott Howell (political consultant)",
-              "Scott Howell has advised Rudy Giuliani's campaigns."),
-        _page("footballer", "Scott Howell (footballer)"),  # every word is in the question
-        _page("giuliani", "Rudy Giuliani"),
+        _page("consultant", "Dana Pruett (political consultant)",
+              "Dana Pruett has advised Marlon Vance's campaigns."),
+        _page("footballer", "Dana Pruett (footballer)"),  # every word is in the question
+        _page("vance", "Marlon Vance"),
     ]
     ranked = list(dict.fromkeys(h.parent_id for h in order(question, first, [], [], 10)))
-    assert ranked[:2] == ["consultant", "giuliani"]
+    assert ranked[:2] == ["consultant", "vance"]
     # a different page the question names is a comparison: it keeps second place
-    first[1] = _page("brown", "Gordon Brown")
-    named = "Who is older, Scott Howell or Gordon Brown?"
+    first[1] = _page("brown", "Hollis Brown")
+    named = "Who is older, Dana Pruett or Hollis Brown?"
     ranked = list(dict.fromkeys(h.parent_id for h in order(named, first, [], [], 10)))
     assert ranked[:2] == ["consultant", "brown"]
 

@@ -10,7 +10,7 @@ from archivist.index.onnx_embeddings import OnnxEmbedder
 from archivist.settings import Settings
 
 TEXTS = [
-    "How do I read a CSV file into a data frame?",
+    "How do I load a CSV file as a data frame?",
     "Netflix reported 117 million streaming memberships in over 190 countries.",
     "Espresso is brewed by forcing hot water through finely ground coffee. " * 12,
     "short",

@@ -129,8 +129,8 @@ def union_support(
             (max(cosine[m] for m in (*base, n)) + coverage) / 2, 4)
         if score >= threshold:
             scored.append((score, n))
-    # the best pair that passes the whole check: "Sid Haig is the oldest [2]" is completed
-    # by Vic Darchinyan's unit, which gives his year, not by another on Haig
+    # the best pair that passes the whole check: "Orla Venn is the oldest [2]" is completed
+    # by Piet Castellan's unit, which gives his year, not by another on Venn
     for _score, n in sorted(scored, key=lambda pair: (-pair[0], -pair[1])):
         if check_claim(claim, [*base, n], units, embedder, question=question,
                        threshold=threshold).supported:
@@ -188,8 +188,8 @@ def needed_citations(
     unit must hold the names the claim takes from the question too: "both A and B are
     British" needs the unit on A and the unit on B. A claim its citations do not support
     keeps them all, to fail its check as written, and so does a claim the pruned units
-    would not support with the question read: "Sid Haig is the oldest" needs Vic
-    Darchinyan's year beside Haig's, though Haig's unit holds every word of it.
+    would not support with the question read: "Orla Venn is the oldest" needs Piet
+    Castellan's year beside Venn's, though Venn's unit holds every word of it.
     """
     def holds(numbers: Sequence[int], asked: str = "") -> Claim:
         return check_claim(claim, list(numbers), units, embedder, question=asked,

@@ -98,7 +98,7 @@ def no_supported_answer(question: str, units: Sequence[Evidence],
                         cited: Sequence[int] = ()) -> str:
     """The abstention for an answer with no supported claim: what the closest units say.
 
-    The units its claims ``cited`` (numbers, from 1) come first: a vetoed "Latin [3]" shows
+    The units its claims ``cited`` (numbers, from 1) come first: a vetoed "Old Norse [3]" shows
     the passage it was read from.
     """
     first = [n for n in dict.fromkeys(cited) if 1 <= n <= len(units)]

@@ -2,7 +2,7 @@
 
 The checks in ``claims.py`` are code: they see that a sentence's names,
 numbers and words are in the passages it cites, not that the passages say it of the same
-thing ("whose godfather is Carl Philipp Emanuel Bach" over a passage that names him as the
+thing ("whose godmother is Edda Lindqvist" over a passage that names her as the
 manuscript's copyist). A model that reads well can tell; the call is short (the sentence
 and its cited units, a one-word reply) and only vetoes: a reply other than "no" leaves
 the sentence as the code found it.

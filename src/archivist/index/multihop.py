@@ -188,7 +188,7 @@ def _named_in(question_words: set[str], title: str) -> bool:
 
 
 def _plain(text: str) -> str:
-    """Lower-case words separated by single spaces (``"M. Ward"`` -> ``"m ward"``)."""
+    """Lower-case words separated by single spaces (``"K. Lorne"`` -> ``"k lorne"``)."""
     return " ".join(_PLAIN_WORD.findall(text.lower()))
 
 

@@ -57,7 +57,7 @@ def test_numbers_and_names_must_appear_in_the_cited_units() -> None:
     assert missing_facts("It had 57,834 memberships in 2018.", UNITS[2]) == ["57,834", "2018"]
     assert missing_facts("The library is purged by Qdrant Edge.", UNITS[1]) == ["Qdrant", "Edge"]
     assert missing_facts("There were 3 steps.", "three steps") == []
-    assert missing_facts("He was picked 2 times.", "a two-time Pro Bowl selection") == []
+    assert missing_facts("He was picked 2 times.", "a two-time Gold Anchor selection") == []
 
 
 def test_citation_problems_fail_before_any_scoring() -> None:
@@ -96,23 +96,23 @@ def test_a_sentence_left_uncited_is_given_the_unit_that_supports_it() -> None:
 
 
 HOPS = [
-    "Elections were held on 31 July 2000, after Ezer Weizman resigned as president.",
-    "Ezer Weizman was born on 15 June 1924 in Tel Aviv.",
-    "The Knesset elects the president for a seven-year term.",
+    "Elections were held on 31 July 2000, after Edvin Halloran resigned as president.",
+    "Edvin Halloran was born on 15 June 1924 in Dunmore.",
+    "The Korvath Assembly elects the president for a seven-year term.",
 ]
 
 
 def test_a_wrong_number_is_replaced_by_the_unit_that_holds_the_claim() -> None:
-    answer = "Ezer Weizman was born on 15 June 1924 in Tel Aviv [3]."
+    answer = "Edvin Halloran was born on 15 June 1924 in Dunmore [3]."
     assert not check_answer(answer, HOPS, None).any_supported
     recited, given = recite_unsupported(answer, HOPS, None)
-    assert (recited, given) == ("Ezer Weizman was born on 15 June 1924 in Tel Aviv [2].", 1)
+    assert (recited, given) == ("Edvin Halloran was born on 15 June 1924 in Dunmore [2].", 1)
     assert check_answer(recited, HOPS, None).any_supported
 
 
 def test_a_claim_that_joins_two_facts_cites_the_two_units_that_hold_them() -> None:
-    question = "In what year was the man who resigned as president of Israel born?"
-    answer = "Ezer Weizman, who resigned as president in 2000, was born in 1924 [1]."
+    question = "In what year was the man who resigned as president of Korvath born?"
+    answer = "Edvin Halloran, who resigned as president in 2000, was born in 1924 [1]."
     # neither unit alone holds both years; the cited one and the one that completes it do
     recited, given = recite_unsupported(answer, HOPS, None, question=question)
     assert given == 1 and recited.endswith("was born in 1924 [1][2].")
@@ -121,7 +121,7 @@ def test_a_claim_that_joins_two_facts_cites_the_two_units_that_hold_them() -> No
 
 
 def test_a_claim_no_unit_supports_keeps_its_citation_and_fails() -> None:
-    answer = "Weizman was born in Haifa in 1930 [2]. He resigned in 2000 [1]."
+    answer = "Halloran was born in Velmora in 1930 [2]. He resigned in 2000 [1]."
     recited, given = recite_unsupported(answer, HOPS, None)
     assert (recited, given) == (answer, 0)  # the first names what no unit holds
     assert [c.supported for c in check_answer(recited, HOPS, None).claims] == [False, True]
@@ -129,37 +129,37 @@ def test_a_claim_no_unit_supports_keeps_its_citation_and_fails() -> None:
 
 def test_a_sentence_cites_only_the_units_that_hold_it() -> None:
     # the model cited three units for a sentence one of them states
-    answer = "Ezer Weizman was born on 15 June 1924 in Tel Aviv [1][2][3]. He resigned [1]."
+    answer = "Edvin Halloran was born on 15 June 1924 in Dunmore [1][2][3]. He resigned [1]."
     pruned, dropped = prune_citations(answer, HOPS, None)
     assert dropped == 2
-    assert pruned == "Ezer Weizman was born on 15 June 1924 in Tel Aviv [2]. He resigned [1]."
+    assert pruned == "Edvin Halloran was born on 15 June 1924 in Dunmore [2]. He resigned [1]."
     assert check_answer(pruned, HOPS, None).claims[0].supported
 
 
 def test_a_claim_that_joins_two_facts_keeps_both_units_and_drops_the_third() -> None:
-    question = "In what year was the man who resigned as president of Israel born?"
-    claim = "Ezer Weizman, who resigned as president in 2000, was born in 1924."
+    question = "In what year was the man who resigned as president of Korvath born?"
+    claim = "Edvin Halloran, who resigned as president in 2000, was born in 1924."
     assert needed_citations(claim, [3, 1, 2], HOPS, None, question=question) == [1, 2]
 
 
 def test_a_comparison_keeps_the_unit_on_each_subject_the_question_names() -> None:
     # a yes/no question lends the verdict none of its names: each unit is needed
-    units = ["Pick Me Up! is a British weekly women's magazine.",
-             "The Woman's Viewpoint was a British magazine founded in 1923."]
-    question = "Are Pick Me Up and The Woman's Viewpoint both British magazines?"
-    claim = "Yes, Pick Me Up and The Woman's Viewpoint are both British magazines."
+    units = ["Tin Lantern! is a British weekly women's magazine.",
+             "The Harbour Review was a British magazine founded in 1923."]
+    question = "Are Tin Lantern and The Harbour Review both British magazines?"
+    claim = "Yes, Tin Lantern and The Harbour Review are both British magazines."
     assert not check_claim(claim, [1], units, None, question=question).supported
     assert check_claim(claim, [1, 2], units, None, question=question).supported
     assert needed_citations(claim, [1, 2], units, None, question=question) == [1, 2]
 
 
 def test_an_unsupported_claim_keeps_every_citation() -> None:
-    answer = "Weizman was born in Haifa in 1930 [1][2]."
+    answer = "Halloran was born in Velmora in 1930 [1][2]."
     assert prune_citations(answer, HOPS, None) == (answer, 0)
 
 
 def test_a_small_number_counts_written_either_way() -> None:
-    unit = ["He was a two-time Pro Bowl selection."]
+    unit = ["He was a two-time Gold Anchor selection."]
     assert word_coverage("2 times", unit[0]) == 1.0
     assert word_coverage("He was selected two times", "Selected 2 times.") == 1.0
     assert check_claim("2 times [1]", [1], unit, None).supported
@@ -178,16 +178,16 @@ def test_a_function_the_cited_unit_does_not_name_is_missing() -> None:
 
 
 def test_a_question_asking_for_a_verdict_lends_the_claim_none_of_its_words() -> None:
-    # HotpotQA, the 1.5B: "Mark King is American" over "an English musician"; "American"
+    # the 1.5B: "Lena Farrow is Canadian" over "a Scottish musician"; "Canadian"
     # was excused as a word of the question, which asked exactly that
-    unit = "Mark King (born 20 October 1958) is an English musician."
-    choice = "Which singer is American, Mark King or Nick Hexum?"
-    assert missing_facts("Mark King is American.", unit, choice) == ["American"]
-    assert missing_facts("No, Mark King is not American.", unit,
-                         "Is Mark King American?") == ["American"]
+    unit = "Lena Farrow (born 20 October 1958) is a Scottish musician."
+    choice = "Which singer is Canadian, Lena Farrow or Dario Quist?"
+    assert missing_facts("Lena Farrow is Canadian.", unit, choice) == ["Canadian"]
+    assert missing_facts("No, Lena Farrow is not Canadian.", unit,
+                         "Is Lena Farrow Canadian?") == ["Canadian"]
     # a question asking what: its words are given (the unit need not repeat them)
-    assert missing_facts("The English musician was born in 1958.", unit,
-                         "In what year was the English musician of Level 42 born?") == []
+    assert missing_facts("The Scottish musician was born in 1958.", unit,
+                         "In what year was the Scottish musician of Harrow Lane born?") == []
 
 
 def test_a_verification_reply_vetoes_only_when_it_says_no() -> None:

@@ -10,11 +10,11 @@ from archivist.agent.research.document import digest, extract, focus_sections, k
 from archivist.agent.state import Evidence
 from archivist.types import Parent
 
-NAMES = ["NETFLIX_2017_10K.pdf", "R-data.pdf", "R-intro.pdf", "notes.md"]
+NAMES = ["BRIGHTWAVE_2020_10K.pdf", "R-data.pdf", "R-intro.pdf", "notes.md"]
 
 
 def test_a_document_is_named_by_its_file_name_with_or_without_its_suffix() -> None:
-    assert named_document("Summarize NETFLIX_2017_10K.pdf", NAMES) == "NETFLIX_2017_10K.pdf"
+    assert named_document("Summarize BRIGHTWAVE_2020_10K.pdf", NAMES) == "BRIGHTWAVE_2020_10K.pdf"
     assert named_document("What does r-data cover?", NAMES) == "R-data.pdf"
     assert named_document("In notes.md, what is due?", NAMES) == "notes.md"
     assert named_document("Compare R-data.pdf and R-intro.pdf", NAMES) is None  # two
@@ -23,19 +23,19 @@ def test_a_document_is_named_by_its_file_name_with_or_without_its_suffix() -> No
 
 
 def test_summaries_headings_and_sections_are_told_apart() -> None:
-    ask = whole_document("Summarize NETFLIX_2017_10K.pdf", NAMES)
+    ask = whole_document("Summarize BRIGHTWAVE_2020_10K.pdf", NAMES)
     assert ask is not None and ask.kind == "summary" and not ask.focus
     heads = whole_document("List every section heading in R-intro.pdf", NAMES)
     assert heads is not None and heads.kind == "headings" and not heads.focus
     assert not heads.top_level
     chapters = whole_document("What chapters does R-intro.pdf have?", NAMES)
     assert chapters is not None and chapters.kind == "headings" and chapters.top_level
-    risks = whole_document("What does the Risk Factors section of NETFLIX_2017_10K.pdf "
+    risks = whole_document("What does the Risk Factors section of BRIGHTWAVE_2020_10K.pdf "
                            "cover?", NAMES)
     assert risks is not None and risks.kind == "summary" and risks.focus == {"risk", "factor"}
-    every = whole_document("List all risk factors in NETFLIX_2017_10K.pdf", NAMES)
+    every = whole_document("List all risk factors in BRIGHTWAVE_2020_10K.pdf", NAMES)
     assert every is not None and every.kind == "summary"
-    assert whole_document("In NETFLIX_2017_10K.pdf, what was 2017 revenue?", NAMES) is None
+    assert whole_document("In BRIGHTWAVE_2020_10K.pdf, what was 2020 revenue?", NAMES) is None
     assert whole_document("Summarize the risk factors", NAMES) is None  # no document named
 
 
@@ -71,17 +71,17 @@ def test_an_extractive_summary_is_the_opening_prose() -> None:
 
 def test_a_sections_figures_are_its_sentences_that_state_the_most_of_them() -> None:
     text = ("## Results\n\nThe company reports its fiscal 2023 results in this release.\n\n"
-            "Net sales of $14,694 million were up 1% on a reported basis.\n\n"
-            "| Item | 2023 |\n| --- | --- |\n| Net sales | 14,694 |\n\n"
+            "Net sales of $12,406 million were up 1% on a reported basis.\n\n"
+            "| Item | 2023 |\n| --- | --- |\n| Net sales | 12,406 |\n\n"
             "Call 888 440 4149 (toll free), founded in 1997.\n\n"
-            "Adjusted free cash flow was $848 million.\n")
-    assert key_figures(text) == ("Net sales of $14,694 million were up 1% on a reported "
-                                 "basis. | Net sales | 14,694 | Adjusted free cash flow was "
-                                 "$848 million.")  # in reading order; no phone number
-    assert key_figures(text, limit=105) == ("Net sales of $14,694 million were up 1% on a "
+            "Adjusted free cash flow was $512 million.\n")
+    assert key_figures(text) == ("Net sales of $12,406 million were up 1% on a reported "
+                                 "basis. | Net sales | 12,406 | Adjusted free cash flow was "
+                                 "$512 million.")  # in reading order; no phone number
+    assert key_figures(text, limit=105) == ("Net sales of $12,406 million were up 1% on a "
                                             "reported basis. Adjusted free cash flow was "
-                                            "$848 million.")  # sentences before rows
-    assert key_figures(text, limit=70) == ("Net sales of $14,694 million were up 1% on a "
+                                            "$512 million.")  # sentences before rows
+    assert key_figures(text, limit=70) == ("Net sales of $12,406 million were up 1% on a "
                                            "reported basis.")  # the most figures first
     assert key_figures("## Intro\n\nNo figure here, only the year 2017.\n") == ""
 

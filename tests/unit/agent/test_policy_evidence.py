@@ -27,16 +27,16 @@ def _evidence(text: str, document: str = "atlas.md", parent: str = "p1",
 
 
 def test_passages_must_name_the_questions_subjects() -> None:
-    footnote = _evidence("the Australian Capital Territory is one of eight territories")
-    assert not on_subject("What is the capital of Mongolia?", [footnote])
+    footnote = _evidence("the Northern Capital District is one of six districts")
+    assert not on_subject("What is the capital of Veldoria?", [footnote])
     # a document's name counts: a table chunk of a 10-K need not repeat the company name
-    table = _evidence("Paid memberships at end of period 52,810", "NETFLIX_2017_10K.pdf")
-    assert on_subject("How many paid memberships did Netflix have?", [table])
-    assert on_subject("How can I save my workspace?", [footnote])  # no named subject
+    table = _evidence("Paying subscribers at end of period 41,275", "BRIGHTWAVE_2020_10K.pdf")
+    assert on_subject("How many paying subscribers did Brightwave have?", [table])
+    assert on_subject("How can I keep my session for later?", [footnote])  # no named subject
     # five named subjects: a passage naming two of them is on the subject (HotpotQA)
-    hexum = _evidence("Nick Hexum is the lead vocalist of the rock band 311.")
-    assert on_subject("Which singer is American, Mark King or Nick Hexum?", [hexum])
-    assert not on_subject("Which singer is American, Mark King or Nick Hexum?", [footnote])
+    quist = _evidence("Dario Quist is the lead vocalist of the rock band Harrow Lane.")
+    assert on_subject("Which singer is Canadian, Lena Farrow or Dario Quist?", [quist])
+    assert not on_subject("Which singer is Canadian, Lena Farrow or Dario Quist?", [footnote])
 
 
 def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
@@ -62,15 +62,15 @@ def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
 
 
 def test_queries_worth_running() -> None:
-    question = "What were Amcor's net sales in fiscal 2023?"
-    assert restates("What were Amcor's net sales in fiscal 2023? (June quarter)", question, [])
-    assert restates("amcor sales", question, ["Amcor sales"])
-    assert not restates("Amcor annual report 2022", question, [])
+    question = "What were Halvard's net sales in fiscal 2022?"
+    assert restates("What were Halvard's net sales in fiscal 2022? (March quarter)", question, [])
+    assert restates("halvard sales", question, ["Halvard sales"])
+    assert not restates("Halvard annual report 2021", question, [])
     assert keyword_query("How do I install PostgreSQL on Debian?") == "install postgresql debian"
 
 
 def test_years_no_passage_names() -> None:
-    table = _evidence("Revenues [2017: $11,692,713; 2016: $8,830,669; 2015: $6,779,511]")
+    table = _evidence("Revenues [2017: $9,412,300; 2016: $7,905,118; 2015: $6,120,447]")
     assert years_not_covered("What were the revenues in 2019?", [table]) == (
         ["2019"], ["2015", "2016", "2017"])
     assert years_not_covered("What were the revenues in 2017?", [table]) == ([], [])
@@ -79,13 +79,13 @@ def test_years_no_passage_names() -> None:
 
 
 def test_a_second_look_only_when_the_answer_found_nothing_over_relevant_passages() -> None:
-    relevant = [_evidence("Net sales of $14,694 million")]
-    assert says_nothing("[NETFLIX_2017_10K.pdf, p. 23]") and says_nothing(" [a.md]. [b.md]")
-    assert not says_nothing("57,834 thousand [NETFLIX_2017_10K.pdf, p. 23]")
+    relevant = [_evidence("Net sales of $8,412 million")]
+    assert says_nothing("[BRIGHTWAVE_2020_10K.pdf, p. 23]") and says_nothing(" [a.md]. [b.md]")
+    assert not says_nothing("41,275 thousand [BRIGHTWAVE_2020_10K.pdf, p. 23]")
     assert needs_second_look("The documents do not contain the net sales.", relevant)
     assert needs_second_look("[report.pdf, p. 4]", relevant)
-    assert not needs_second_look("Net sales were $14,694 million [report.pdf].", relevant)
-    context = [_evidence("Net sales of $14,694 million", grade="context")]
+    assert not needs_second_look("Net sales were $8,412 million [report.pdf].", relevant)
+    context = [_evidence("Net sales of $8,412 million", grade="context")]
     assert not needs_second_look("The documents do not contain the net sales.", context)
     assert not needs_second_look("", relevant)
 
@@ -106,19 +106,19 @@ def test_the_bridge_query_names_what_the_pointed_passage_adds_to_the_question() 
 
 
 def test_a_hop_names_the_section_of_the_bridge_it_searched_for() -> None:
-    query = "M Ward Blind Joe Death John transfiguration third studio album state"
-    assert names_section(query, _evidence("...", headings=["M. Ward"]))
-    assert names_section("Ballina New South Wales 2011 census",
-                         _evidence("...", headings=["Ballina, New South Wales"]))
+    query = "K Lorne Pale Rider Sessions Ada winter third studio album state"
+    assert names_section(query, _evidence("...", headings=["K. Lorne"]))
+    assert names_section("Harwick South Dorran 2011 census",
+                         _evidence("...", headings=["Harwick, South Dorran"]))
     # another album's page, a page without a title, a title the names only half cover
-    assert not names_section(query, _evidence("...", headings=["Awake (Josh Groban album)"]))
+    assert not names_section(query, _evidence("...", headings=["Morning (Elin Vast album)"]))
     assert not names_section(query, _evidence("..."))
-    assert not names_section(query, _evidence("...", headings=["Joe Strummer"]))
+    assert not names_section(query, _evidence("...", headings=["Ada Quint"]))
 
 
 def test_the_answer_query_names_what_the_answer_adds_to_the_question() -> None:
-    question = ("The Jade Lantern Caper is a 2003 comedy film featuring an actress who "
-                "starred in what for seven years?")
+    question = ("The Jade Lantern Caper is a 2003 comedy film with an actress who later "
+                "starred in which series for six seasons?")
     query = answer_query(question, "Mira Tolven starred in The Jade Lantern Caper [1][2].")
     assert query.split()[:2] == ["Mira", "Tolven"] and "Jade" not in query
     assert "starred" in query.split() and "[1]" not in query
@@ -126,15 +126,15 @@ def test_the_answer_query_names_what_the_answer_adds_to_the_question() -> None:
 
 
 def test_each_subject_a_question_offers_keeps_its_best_passage() -> None:
-    question = "Which band was formed first, The Exies or Circus Diablo?"
-    diablo = _evidence("Circus Diablo is an American rock band, formed in early 2006 by Billy "
-                       "Morrison. The band was formed first as a side project.", parent="p1",
-                       headings=["Circus Diablo"])
-    exies = _evidence("The Exies were an American rock band from Los Angeles, formed in 1997.",
-                      parent="p2", headings=["The Exies"])
-    other = _evidence("Fuel is an American rock band.", parent="p3", headings=["Fuel"])
-    kept, dropped = score_gate(question, [diablo, other, exies])
-    assert exies in kept and diablo in kept and other in dropped
-    assert offered_sections(question, [diablo, other, exies]) == {"p1", "p2"}
+    question = "Which band was formed first, The Marrows or Velvet Orchard?"
+    orchard = _evidence("Velvet Orchard is an American rock band, formed in early 2009 by Colm "
+                        "Avery. The band was formed first as a side project.", parent="p1",
+                        headings=["Velvet Orchard"])
+    marrows = _evidence("The Marrows were an American rock band from Portland, formed in 1998.",
+                        parent="p2", headings=["The Marrows"])
+    other = _evidence("Fenwick is an American rock band.", parent="p3", headings=["Fenwick"])
+    kept, dropped = score_gate(question, [orchard, other, marrows])
+    assert marrows in kept and orchard in kept and other in dropped
+    assert offered_sections(question, [orchard, other, marrows]) == {"p1", "p2"}
     # a question that offers nothing keeps by its words alone
-    assert offered_sections("Which band was formed in 2006?", [diablo, exies]) == set()
+    assert offered_sections("Which band was formed in 2009?", [orchard, marrows]) == set()

@@ -26,15 +26,15 @@ def _kinds(plan) -> list[str]:
 
 
 def test_subjects_and_compound_questions() -> None:
-    assert subject_terms("What is the capital of Mongolia?") == {"mongolia"}
-    assert subject_terms("How do I read a CSV file into R?") == {"csv", "r"}
-    assert subject_terms("How can I save my workspace?") == set()
-    assert not looks_compound("How do I read a CSV file into R?")
+    assert subject_terms("What is the capital of Veldoria?") == {"veldoria"}
+    assert subject_terms("How do I save a data frame as a CSV file in R?") == {"csv", "r"}
+    assert subject_terms("How can I keep my session for later?") == set()
+    assert not looks_compound("How do I save a data frame as a CSV file in R?")
     assert looks_compound("What were the revenues and the net income in 2017?")
     assert looks_compound("What is JavaScript? What is Python?")
     assert may_be_ambiguous("Tell me about that thing") and may_be_ambiguous("Update it?")
-    assert not may_be_ambiguous("How many paid memberships did Netflix have in 2017?")
-    assert not may_be_ambiguous("What were Netflix's revenues and its net income?")
+    assert not may_be_ambiguous("How many paying subscribers did Brightwave have in 2017?")
+    assert not may_be_ambiguous("What were Brightwave's sales and its operating profit?")
 
 
 def test_small_talk() -> None:
@@ -47,10 +47,10 @@ def test_small_talk() -> None:
 def test_rewrite_and_dangling_reference_checks() -> None:
     assert keeps_the_question("Update postgres?", "How do I update PostgreSQL?")
     assert not keeps_the_question(
-        "How many paid domestic streaming memberships did Netflix have at the end of 2017?",
-        "What is Netflix?")
-    assert not keeps_the_question("And in 2016?", "How many memberships did Netflix have in 2017?")
-    assert keeps_the_question("And in 2016?", "How many memberships did Netflix have in 2016?")
+        "How many paying domestic subscribers did Brightwave count at the close of 2020?",
+        "What is Brightwave?")
+    assert not keeps_the_question("And in 2016?", "How many subscribers had Brightwave in 2017?")
+    assert keeps_the_question("And in 2016?", "How many subscribers had Brightwave in 2016?")
     assert dangling_reference("How much did it grow in 2017?")
     assert dangling_reference("Where is that thing?")
     assert not dangling_reference("Is it possible to search scanned documents?")
@@ -61,18 +61,19 @@ def test_rewrite_and_dangling_reference_checks() -> None:
 def test_clause_parts_follow_ups_and_subjects() -> None:
     assert clause_parts("What is JavaScript? What is Python?") == [
         "What is JavaScript?", "What is Python?"]
-    assert clause_parts("How many members in 2017, and how do I read a CSV file into R?") == [
-        "How many members in 2017?", "How do I read a CSV file into R?"]
+    assert clause_parts(
+        "How many members in 2017, and how do I save a data frame as a CSV file in R?") == [
+        "How many members in 2017?", "How do I save a data frame as a CSV file in R?"]
     assert clause_parts("What were the revenues and the net income?") == [
         "What were the revenues and the net income?"]
     assert elliptical("And in 2016?") and elliptical("What about R?")
-    assert not elliptical("How many paid memberships did Netflix have in 2017?")
-    assert keep_subjects("How many shares did Amcor repurchase, and at what total cost?",
-                         "What was the total cost?") == "What was the total cost? (Amcor)"
+    assert not elliptical("How many paying subscribers did Brightwave have in 2017?")
+    assert keep_subjects("How many shares did Halvard buy back, and at what total cost?",
+                         "What was the total cost?") == "What was the total cost? (Halvard)"
 
 
 def test_a_small_models_analysis_is_corrected_and_a_capable_ones_is_not() -> None:
-    question = "How do I read a CSV file into R?"
+    question = "How do I save a data frame as a CSV file in R?"
     split = QuestionAnalysis(sub_questions=["What is a CSV file?", "What is R?", "How to read?"])
     small = review(Asked(question=question), split, checks=True)
     assert small.sub_questions == [question] and "no_split" in _kinds(small)
@@ -150,8 +151,8 @@ def test_a_question_asked_back_is_one_bounded_question() -> None:
 
 
 def test_yes_no_and_choice_questions_ask_for_a_verdict() -> None:
-    assert asks_to_judge("Are both magazines, the Woman's Viewpoint and Pick Me Up, British?")
-    assert asks_to_judge("Which singer is American, Mark King or Nick Hexum?")
-    assert asks_to_judge("Which band was formed first The Exies or Circus Diablo ?")
-    assert not asks_to_judge("What were Netflix's revenues in 2017?")
+    assert asks_to_judge("Are both magazines, the Harbour Review and Tin Lantern, British?")
+    assert asks_to_judge("Which singer is Canadian, Lena Farrow or Dario Quist?")
+    assert asks_to_judge("Which band was formed first The Marrows or Velvet Orchard ?")
+    assert not asks_to_judge("What were Brightwave's sales in 2017?")
     assert not asks_to_judge("Which files does R read or write at startup?")  # no names

@@ -13,13 +13,13 @@ def _evidence(text: str, parent: str, title: str) -> Evidence:
                     grade="relevant", heading_path=[title])
 
 
-HALL = _evidence("Toad Hall is a residential hall of the Korvath National University.",
-                 "p1", "Toad Hall")
+HALL = _evidence("Wren House is a residential hall of the Korvath National University.",
+                 "p1", "Wren House")
 UNIVERSITY = _evidence("The Korvath National University is a research university located "
                        "in Tessendorf.", "p2", "Korvath National University")
 ELSEWHERE = _evidence("Mirel College is a university located in Tessendorf.", "p3",
                       "Mirel College")
-QUESTION = "Toad Hall is a residential hall in a university located in what city?"
+QUESTION = "Wren House is a hall of residence at a university in which city?"
 
 
 def _search(found: list[Evidence]):
@@ -34,11 +34,11 @@ def _search(found: list[Evidence]):
 
 
 def test_a_claim_is_backed_by_a_passage_linked_to_the_one_it_cites() -> None:
-    answer = "Toad Hall is in a university located in Tessendorf [1]."
+    answer = "Wren House is in a university located in Tessendorf [1]."
     assert not check_answer(answer, [HALL["text"]], None, question=QUESTION).any_supported
     search = _search([UNIVERSITY])
     backed, found = search_support(QUESTION, answer, [HALL], search, None)
-    assert search.queries == ["Toad Hall is in a university located in Tessendorf."]
+    assert search.queries == ["Wren House is in a university located in Tessendorf."]
     assert [f["parent_id"] for f in found] == ["p2"]
     texts = [HALL["text"], found[0]["text"]]
     claim = check_answer(backed, texts, None, question=QUESTION).claims[0]
@@ -47,17 +47,17 @@ def test_a_claim_is_backed_by_a_passage_linked_to_the_one_it_cites() -> None:
 
 def test_a_passage_that_names_nothing_the_cited_one_does_backs_nothing() -> None:
     # "a university in Tessendorf", but not the one the hall belongs to
-    answer = "Toad Hall is in a university located in Tessendorf [1]."
+    answer = "Wren House is in a university located in Tessendorf [1]."
     assert search_support(QUESTION, answer, [HALL], _search([ELSEWHERE]), None) == (answer, [])
 
 
 def test_a_fact_no_found_passage_states_stays_unbacked() -> None:
-    answer = "Toad Hall is in a university located in Marsden [1]."
+    answer = "Wren House is in a university located in Marsden [1]."
     assert search_support(QUESTION, answer, [HALL], _search([UNIVERSITY]), None) == (answer, [])
 
 
 def test_a_supported_claim_is_not_searched_for() -> None:
     search = _search([UNIVERSITY])
-    answer = "Toad Hall is a residential hall of the Korvath National University [1]."
+    answer = "Wren House is a residential hall of the Korvath National University [1]."
     assert search_support(QUESTION, answer, [HALL], search, None) == (answer, [])
     assert search.queries == []

@@ -127,12 +127,12 @@ def test_a_unit_is_scored_under_the_heading_it_stands_under() -> None:
 
 
 def test_a_sentence_is_shown_once_even_when_it_is_a_neighbours_context() -> None:
-    # HotpotQA: "How to Eat is a 1998 book ..." went to the 1.5B as passage 1 and again
+    # "Salt and Ember is a 1998 book ..." went to the 1.5B as passage 1 and again
     # as the context of passage 5, and the writer replied "[1][2]"
-    section = ("How to Eat is a 1998 book of English cuisine by Nigella Lawson. "
-               "It features culinary tips on saving time and sold 300,000 copies. "
-               "It was praised by critics as a guide to cooking in English kitchens.")
-    chosen = select_units("How to Eat, a book of English cuisine, sold how many copies?",
+    section = ("Salt and Ember is a 1998 book of Welsh baking by Morwen Tasker. "
+               "Its recipes suit busy weeknights and it sold 300,000 copies. "
+               "Reviewers hailed it as a handbook for baking in Welsh kitchens.")
+    chosen = select_units("Salt and Ember, a book of Welsh baking, sold how many copies?",
                           [_evidence(section)], None, budget_tokens=1000)
     shown = "\n".join(u.full_text() for u in chosen.units)
     assert [shown.count(s) for s in split_sentences(section)][:2] == [1, 1], shown
@@ -148,7 +148,8 @@ def test_each_section_a_hop_found_shows_its_best_unit() -> None:
                       "T. Maren. The album was recorded in one week.", parent="album")
     singer = _evidence("Tobias Maren (born 1970) is a guitarist from Velmora, Ostland. "
                        "He tours with a brass band.", parent="singer")
-    question = "Hollow Lantern is the third studio album by a singer-songwriter from what state?"
+    question = ("From what state is the singer-songwriter whose third studio album is "
+                "Hollow Lantern?")
     plain = select_units(question, [album, singer], None, budget_tokens=500)
     assert all("Ostland" not in u.full_text() for u in plain.units)
     hop = select_units(question, [album, singer], None, budget_tokens=500, each_of=["singer"])

@@ -1,7 +1,7 @@
 """Whole-document questions, recognised in code: "Summarize X", "List the sections of X".
 
 Top-k passages cannot answer a question about a whole document: "Summarize
-NETFLIX_2017_10K.pdf" answered from five chunks is a summary of five chunks. Such a
+BRIGHTWAVE_2020_10K.pdf" answered from five chunks is a summary of five chunks. Such a
 question names a document of the library (its file name, with or without the suffix) and
 asks for one of two things:
 

@@ -1,11 +1,11 @@
 """Evidence checks: which passages count, and which follow-up queries are worth running.
 
 * :func:`on_subject`: whether passages mention the question's named subjects. A grader
-  may keep a footnote about the Australian Capital Territory for "What is the capital of
-  Mongolia?"; passages that name none of the question's subjects are not evidence for it.
+  may keep a footnote about the Northern Capital District for "What is the capital of
+  Veldoria?"; passages that name none of the question's subjects are not evidence for it.
 * :func:`score_gate` keeps, for a question that offers subjects to judge between ("The
-  Exies or Circus Diablo?"), each one's best passage, and :func:`offered_sections` has
-  each one's best unit shown: the 1.5B run of 2026-12-04 kept Circus Diablo's page alone,
+  Marrows or Velvet Orchard?"), each one's best passage, and :func:`offered_sections` has
+  each one's best unit shown: a 1.5B run kept one band's page alone,
   and the claim check then rightly refused any verdict.
 * :func:`restates`: a next hop that repeats a search, or restates the question, is not run.
 * :func:`bridge_query`: the next hop's query, by code, from the passages an answer that
@@ -30,10 +30,10 @@ _TOKENS = re.compile(r"[a-z0-9+#]+")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
 _ASKED = re.compile(r"[A-Za-z0-9][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
-_QUALIFIER = re.compile(r"\s*(?:\(.*\)|,.*)$")  # "Ballina, New South Wales", "Awake (album)"
+_QUALIFIER = re.compile(r"\s*(?:\(.*\)|,.*)$")  # "Harwick, South Dorran", "Morning (album)"
 BRIDGE_NAMES = 6
 #: Names a hop after an answer takes from it: an answer states few, and each may be the
-#: bridge ("films such as Maximum Overdrive, Domestic Disturbance ...")
+#: bridge ("films such as Iron Meadow, Quiet Harbour ...")
 ANSWER_NAMES = 10
 BRIDGE_WORDS = 8
 
@@ -55,8 +55,8 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
     """Whether the passages name half the question's subjects (at most two are needed).
 
     Their text, section headings and document name count. A question without named
-    subjects ("How can I save my workspace?") passes. "Which singer is American, Mark King
-    or Nick Hexum?" names five; a passage on Nick Hexum names two and is on the subject.
+    subjects ("How can I keep my session for later?") passes. "Which singer is Canadian, Lena Farrow
+    or Dario Quist?" names five; a passage on Dario Quist names two and is on the subject.
     """
     terms = subject_terms(question)
     if not terms:
@@ -77,8 +77,8 @@ def _named(terms: set[str], words: set[str]) -> set[str]:
 def restates(query: str, question: str, queries_run: Collection[str]) -> bool:
     """Whether a proposed next hop only repeats a search or restates the question.
 
-    The 1.5B grader proposed "What were Amcor's net sales in fiscal 2023? (from the passage
-    about June 2023 quarter)" as the next hop of that very question: a query holding every
+    The 1.5B grader proposed "What were Halvard's net sales in fiscal 2022? (from the passage
+    about the March 2022 quarter)" as the next hop of that very question: a query holding every
     content word of the question finds nothing new and costs a grading call.
     """
     if query.lower() in {q.lower() for q in queries_run}:
@@ -149,7 +149,7 @@ def score_gate(
             continue
         found = next((item for item in dropped if _titled(item, words)), None) or next(
             (item for item in dropped if _names_subject(item, words)), None)
-        if found is not None:  # "The Exies or Circus Diablo?": each one's best passage
+        if found is not None:  # "The Marrows or Velvet Orchard?": each one's best passage
             kept.append(found)
             dropped.remove(found)
     return kept, dropped
@@ -169,7 +169,7 @@ def offered_sections(question: str, evidence: Iterable[Evidence]) -> set[str]:
     """The sections (parent ids) whose title names a subject the question offers to judge.
 
     Their best units are shown to the writer whatever their score: "Which band was formed
-    first, The Exies or Circus Diablo?" needs each band's founding year, and the question
+    first, The Marrows or Velvet Orchard?" needs each band's founding year, and the question
     shares most of its words with one band's page.
     """
     subjects = [w for w in own_words(offered_subjects(question)).values() if w]
@@ -183,11 +183,11 @@ def bridge_query(question: str, pointed: Iterable[Evidence], names: int = BRIDGE
     First the names they state that the question does not, then the question's own words
     that are not its named subjects; "" when they name nothing new.
 
-    Asked where the city Kerry Saxby-Junna was born stood at the 2011 census, the 1.5B
-    model answered "[1]" over "Kerry Saxby-Junna (born 1961 in Ballina, New South Wales)":
-    the passage names the bridge (Ballina), and the population is in Ballina's own article,
-    which a search for the question does not reach. ``"Ballina New South Wales ...
-    population census city born"`` does.
+    Asked where the town Ilse Varga was born stood at the 2011 census, the 1.5B model
+    answered "[1]" over "Ilse Varga (born 1931 in Tessendorf, Lower Korvath)": the passage
+    names the bridge (Tessendorf), and the population is in Tessendorf's own article, which
+    a search for the question does not reach. ``"Tessendorf Lower Korvath ... population
+    census town born"`` does.
     """
     asked = {_POSSESSIVE.sub("", w.lower()) for w in _ASKED.findall(question)}
     found: list[str] = []
@@ -208,9 +208,9 @@ def bridge_query(question: str, pointed: Iterable[Evidence], names: int = BRIDGE
 def answer_query(question: str, answer: str) -> str:
     """The hop query after an answer: the names it states that the question does not.
 
-    A two-hop question answered at its first hop names the bridge: "Helen Hunt starred in
-    The Curse of the Jade Scorpion" for "... featuring an American actress who starred in
-    what for seven years?" (the 1.5B, HotpotQA). The actress's own page, which says what,
+    A two-hop question answered at its first hop names the bridge: "Mara Quell starred in
+    The Lantern Road" for "... whose lead was a Welsh actress later cast in which series
+    for six seasons?" (the 1.5B). The actress's own page, which says what,
     is in no passage the question found. "" when the answer names nothing new.
     """
     text = strip_citations(answer)
@@ -220,13 +220,12 @@ def answer_query(question: str, answer: str) -> str:
 def names_section(query: str, item: Evidence) -> bool:
     """Whether ``query``'s names (its capitalised words) name a passage's section title.
 
-    A bridge hop searches for the page of the name a first passage stated: "M Ward Blind
-    Joe Death John transfiguration third studio album state" is after "M. Ward" (the
-    singer of "Transfiguration of Vincent"), whose page says where he is from. The score
-    gate measured that page against all the query's words and the names of the album's
-    passage that came along ("Blind Joe Death"), and dropped it (the 1.5B run of
-    2026-12-03). Its title, without a qualifier ("Ballina" of "Ballina, New South
-    Wales"), is what the hop asked for.
+    A bridge hop searches for the page of the name a first passage stated: "K Lorne Pale
+    Rider Sessions Ada winter third studio album state" is after "K. Lorne" (the singer
+    of "Hollow Lantern"), whose page says where he is from. The score gate measured that
+    page against all the query's words and the names of the album's passage that came
+    along ("Pale Rider Sessions"), and dropped it (a 1.5B run). Its title, without a
+    qualifier ("Harwick" of "Harwick, South Dorran"), is what the hop asked for.
     """
     headings = item.get("heading_path") or []
     if not headings:

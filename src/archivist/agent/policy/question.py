@@ -5,13 +5,13 @@ policy says so (small models); a capable model's analysis is used as it is.
 
 * :func:`looks_compound`: whether a question can be asking for separate things at all
   (two question marks, or a joining word). A one-part question is never split, whatever
-  the analysing model proposes: a 1.5B model splits "How do I read a CSV file into R?"
+  the analysing model proposes: a 1.5B model splits "How do I save a data frame as a CSV file in R?"
   into three sub-questions.
 * :func:`subject_terms`: the named things a question asks about (capitalised words and
-  acronyms past the first word: "Mongolia", "Mona Lisa", "CSV", "R").
+  acronyms past the first word: "Veldoria", "Blue Heron", "CSV", "R").
 * :func:`may_be_ambiguous`: whether a question refers to something it does not name ("it",
   "that thing"). Only such a question is asked back: the 1.5B model asked "What is
-  Netflix?" back for "How many paid streaming memberships did Netflix have in 2017?".
+  Brightwave?" back for "How many paying subscribers did Brightwave count in 2020?".
   Such a question that opens a conversation is asked back whatever the model says
   (:func:`clarifying_question`): there is nothing earlier for "it" to point to.
 * :func:`is_small_talk`: whether a question is only greeting, thanks or talk about the
@@ -85,8 +85,8 @@ def may_be_ambiguous(question: str) -> bool:
 
     That takes a reference word ("it", "that", "the other one") and no named subject: a
     question without reference words names everything it asks about, and in "What were
-    Netflix's revenues and its net income?" the "its" is Netflix (the 1.5B model asked
-    "What is Netflix?" back for both).
+    Brightwave's sales and its operating profit?" the "its" is Brightwave (the 1.5B model
+    asked "What is Brightwave?" back for both).
     """
     refers = bool(_REFERENCES & set(_TOKENS.findall(question.lower())))
     return refers and not subject_terms(question)
@@ -105,8 +105,8 @@ def keeps_the_question(question: str, rewrite: str) -> bool:
 
     It must keep every number and at least two thirds of the content words (a shared
     five-letter stem counts: "postgres" is kept in "PostgreSQL"). The 1.5B model rewrote
-    "How many paid domestic streaming memberships did Netflix have at the end of 2017?"
-    into "What is Netflix?".
+    "How many paying domestic subscribers did Brightwave count at the close of 2020?"
+    into "What is Brightwave?".
     """
     asked = content_words(question)
     if not asked:
@@ -148,7 +148,7 @@ _CLAUSE_SPLIT = re.compile(
 def clause_parts(question: str) -> list[str]:
     """The separate questions of ``question`` when its parts each ask on their own.
 
-    "How many ... in 2017, and how do I read a CSV file into R?" has two (a joining word
+    "How many ... in 2020, and how do I save a data frame as a CSV file?" has two (a joining word
     before a question word), as has "What is X? What is Y?"; "What were the revenues and
     the net income?" has one (its parts share the question word).
     """
@@ -213,9 +213,9 @@ _CHOICE = re.compile(r"^\W*(?i:which|who|what)\b[^?]*\bor\s+(?:the\s+)?[A-Z\"“
 def asks_to_judge(question: str) -> bool:
     """Whether a question asks for a verdict on its own words: yes or no, or a choice.
 
-    "Are both magazines British publications?", "Which singer is American, Mark King or
-    Nick Hexum?": an answer that repeats such a question's words states exactly what needs
-    evidence ("Mark King is American" over "Mark King is an English musician").
+    "Are both magazines British publications?", "Which singer is Canadian, Lena Farrow or
+    Dario Quist?": an answer that repeats such a question's words states exactly what needs
+    evidence ("Lena Farrow is Canadian" over "Lena Farrow is a Scottish musician").
     """
     return bool(_YES_NO.match(question) or _CHOICE.match(question))
 
@@ -247,9 +247,9 @@ def subject_terms(question: str) -> set[str]:
 def keep_subjects(question: str, sub_question: str) -> str:
     """``sub_question`` naming the question's subjects when it names none of them.
 
-    The 1.5B model split "How many shares did Amcor repurchase in fiscal 2023, and at what
-    total cost?" into a first part naming Amcor and "What was the total cost?"; searched
-    alone, the second found Netflix's cost of revenues and the answer cited it.
+    The 1.5B model split "How many shares did Halvard buy back in fiscal 2022, and at what
+    total cost?" into a first part naming Halvard and "What was the total cost?"; searched
+    alone, the second found Brightwave's cost of revenues and the answer cited it.
     """
     terms = subject_terms(question)
     if not terms or terms & set(_TOKENS.findall(sub_question.lower())):
@@ -359,21 +359,21 @@ def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
 def _corrected(asked: Asked, subs: list[str], plan: Plan) -> list[str]:
     question, rounds = asked.question, asked.rounds
     if len(subs) > 1 and not looks_compound(question):
-        # a one-part question is never split (small models split "How do I read a CSV
-        # file into R?" in three); with history the first rewrite keeps the references
+        # a one-part question is never split (small models split "How do I save a data
+        # frame as a CSV file in R?" in three); with history the first rewrite keeps the references
         plan.note(StepKind.NO_SPLIT, f"one-part question: {len(subs)} sub-questions dropped")
         subs = subs[:1] if asked.history else [question]
     parts = clause_parts(question) if not rounds else [question]
     if len(subs) > 1 and len(parts) > 1 and len(subs) != len(parts):
         # parts that each ask on their own are split by code: the 1.5B model split
-        # "..., and how do I read a CSV file into R?" into "What is a CSV file?" and more
+        # "..., and how do I save a data frame as a CSV file?" into "What is a CSV file?" and more
         plan.note(StepKind.SPLIT_BY_PARTS, f"{len(subs)} sub-questions replaced by {len(parts)}")
         subs = parts[: asked.max_sub_questions]
     if len(subs) > 1:  # each part names what the question is about ("What did it cost?")
         subs = [keep_subjects(question, sub) for sub in subs]
     if len(subs) == 1 and not rounds and not keeps_the_question(question, subs[0]):
-        # the 1.5B model rewrote "How many paid domestic streaming memberships did
-        # Netflix have at the end of 2017?" into "What is Netflix?"
+        # the 1.5B model rewrote "How many paying domestic subscribers did Brightwave
+        # count at the close of 2020?" into "What is Brightwave?"
         plan.note(StepKind.REWRITE_DROPPED, subs[0], reason="it lost what the question asks")
         subs = [question]
     if (subs == [question] and not asked.fresh and not rounds and asked.previous

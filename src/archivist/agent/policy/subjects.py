@@ -1,8 +1,8 @@
 """The subjects a question offers to judge between, and whether a text names one.
 
-"Which singer is American, Mark King or Nick Hexum?" offers two subjects; an answer, a
-passage or a section title names one by its own words ("Hexum"), never by the words the
-subjects share ("International Airport" of two airports). The claim check reads a
+"Which singer is Canadian, Lena Farrow or Dario Quist?" offers two subjects; an answer, a
+passage or a section title names one by its own words ("Quist"), never by the words the
+subjects share ("Regional Airport" of two airports). The claim check reads a
 verdict subject by subject with them (``verdicts.py``), and the score gate and the unit
 selection keep each subject's best passage (``evidence.py``).
 """
@@ -16,7 +16,7 @@ from archivist.agent.policy.question import asks_to_judge
 from archivist.stopwords import STOP_WORDS
 
 _CAPITALISED = r"[A-Z][\w'’.!-]*"
-#: A name: capitalised words, with small joining words inside ("Pick Me Up", "Bank of Ireland").
+#: A name: capitalised words, with small joining words inside ("Tin Lantern", "Bank of Ostland").
 _NAME = rf"{_CAPITALISED}(?:\s+(?:of|the|de|da|von|van|del|la|and)?\s*{_CAPITALISED})*"
 _OFFERED = re.compile(
     rf"(?:\bthe\s+)?({_NAME})\s*,?\s+(?:or|and|than|versus|vs\.?)\s+(?:the\s+)?({_NAME})"
@@ -26,8 +26,8 @@ _OFFERED = re.compile(
 def offered_subjects(question: str) -> list[str]:
     """The names a question that asks for a verdict offers, joined by "or" or "and".
 
-    "Which singer is American, Mark King or Nick Hexum?" offers ``Mark King`` and ``Nick
-    Hexum``; a question that offers fewer than two (or asks for no verdict) offers none.
+    "Which singer is Canadian, Lena Farrow or Dario Quist?" offers ``Lena Farrow`` and
+    ``Dario Quist``; a question that offers fewer than two (or asks for no verdict) offers none.
     """
     if not asks_to_judge(question):
         return []
@@ -36,7 +36,7 @@ def offered_subjects(question: str) -> list[str]:
         for name in match.groups():
             words = name.strip(" ,.?!").split()
             while words and words[0].lower() in _QUESTION_OPENERS:
-                words = words[1:]  # "Are Watertown ... Airport": the question's own verb
+                words = words[1:]  # "Are Brenmoor ... Airport": the question's own verb
             if words:
                 found.append(" ".join(words))
     return list(dict.fromkeys(found)) if len(set(found)) >= 2 else []
@@ -64,7 +64,7 @@ def own_words(subjects: Sequence[str]) -> dict[str, set[str]]:
 def mentions(text: str, words: set[str], *, every: bool = False) -> bool:
     """Whether ``text`` names a subject by its own words, capitalised and whole.
 
-    One word will do, or with ``every`` each of them. A claim may call Mark King "King"; a
+    One word will do, or with ``every`` each of them. A claim may call Rowan King "King"; a
     passage about him names him in full, and one that says "King" alone may be about a
     king.
     """

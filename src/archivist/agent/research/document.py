@@ -57,7 +57,7 @@ MAX_HEADINGS = 80
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _NOT_PROSE = re.compile(r"^\s*(?:#|\||[-*]\s*$|\d+\s*$)")
 FIGURES_CHARS = 220
-#: a figure as a sentence states it: "$14,694", "73.3", "6%", "$848" (not a bare "440")
+#: a figure as a sentence states it: "$8,412", "61.5", "4%", "$512" (not a bare "440")
 _STATED = re.compile(r"(?<![\w.])\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])\$?\d+\.\d+%?"
                      r"|(?<![\w.])\$?\d+ ?%|(?<![\w.])\$\d+")
 _YEAR_ONLY = re.compile(r"(?:19|20)\d{2}")

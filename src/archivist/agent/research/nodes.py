@@ -178,7 +178,7 @@ class ResearchNodes:
         """One more reading of passages graded relevant when the answer abstained or cited.
 
         Only a citation counts as no answer. The 1.5B model replied "the documents do not
-        contain" with "Net sales of $14,694 million" in the second of five passages; asked
+        contain" with "Net sales of $8,412 million" in the second of five passages; asked
         to find the sentence or row that states it, it answers, or abstains again.
 
         After ``write`` the second look continues the writing call's conversation (its

@@ -97,8 +97,8 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
     dates count toward its rank but not toward these two ("December 31" heads every
     statement of a 10-K, "June 30" tells a fiscal year's from another's). A count
     question's table must name what it counts (:func:`counted_things`): a 10-K's balance
-    sheet shares "Netflix", "total" and "December 31" with "How many total employees did
-    Netflix have as of December 31?" and counts no one.
+    sheet shares "Brightwave", "total" and "December 31" with "How many total staff did
+    Brightwave count on December 31?" and counts no one.
     """
     wanted = {w for w in content_words(question) if not _YEAR.fullmatch(w)}  # every table
     counted = counted_things(question)

@@ -278,7 +278,7 @@ class TablePath:
         can fall short of the threshold too, so a sentence whose figures and names the
         result holds also passes when the query picks what the question names. The names
         the query gives its results are the model's words, not evidence: they are left
-        out (``COUNT(*) AS shares_repurchased`` backed "Amcor repurchased 1 share").
+        out (``COUNT(*) AS shares_repurchased`` backed "Halvard repurchased 1 share").
         """
         columns = [c for t in used for c in t.columns]
         aliases = query_aliases(query, columns)
