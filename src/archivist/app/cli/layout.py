@@ -59,6 +59,14 @@ def document_table(docs: list[DocumentRecord], width: int) -> Table:
     return table
 
 
+def shortened(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, marked with …."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
 def hit_lines(rank: int, hit: SearchHit, width: int, indent: int = 3) -> list[Text]:
     """A search hit in lines at most ``width`` wide, each place named once.
 
@@ -69,7 +77,7 @@ def hit_lines(rank: int, hit: SearchHit, width: int, indent: int = 3) -> list[Te
                           "heading_path": hit.section})
     head = Text.assemble(plain(where), plain(f"  score {hit.score:.4f}", "dim"))
     text = _LEADING_HEADINGS.sub("", hit.text.lstrip())  # the label names its section
-    body = plain(" ".join(text.split())[:HIT_CHARS])
+    body = plain(shortened(" ".join(text.split()), HIT_CHARS))
     room = max(width - indent, 20)
     lines = [*head.wrap(console, room), *body.wrap(console, room)]
     for line in lines:
