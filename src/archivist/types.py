@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import PurePath
@@ -285,7 +286,7 @@ def section_of(sections: list[list[str]] | None, heading: str) -> list[str] | No
     (or ``sections`` is unknown), so the caller keeps the location it had.
     """
     def norm(text: str) -> str:
-        return " ".join(text.split()).strip(" *#").casefold()
+        return " ".join(re.sub(r"[*_~`#]+", " ", text).split()).casefold()
 
     wanted = norm(heading)
     return next((list(s) for s in sections or [] if s and wanted and norm(s[-1]) == wanted),
