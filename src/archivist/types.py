@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import PurePath
@@ -276,6 +277,20 @@ def cited_headings(
     if not sections:
         return list(heading_path), 0
     return list(sections[0]), len(sections) - 1
+
+
+def section_of(sections: list[list[str]] | None, heading: str) -> list[str] | None:
+    """The first of ``sections`` (heading paths) whose deepest heading is ``heading``.
+
+    Headings compare without case, spacing or Markdown marks; ``None`` when none matches
+    (or ``sections`` is unknown), so the caller keeps the location it had.
+    """
+    def norm(text: str) -> str:
+        return " ".join(re.sub(r"[*_~`#]+", " ", text).split()).casefold()
+
+    wanted = norm(heading)
+    return next((list(s) for s in sections or [] if s and wanted and norm(s[-1]) == wanted),
+                None)
 
 
 def source_label(source: dict[str, Any]) -> str:

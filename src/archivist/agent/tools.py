@@ -97,6 +97,7 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
         sub_question=sub_question,
         text=_quote(hit.text.strip(), MAX_PASSAGE_CHARS),
         heading_path=hit.location_path,
+        sections=hit.sections,
         score=hit.score,
     )
 
@@ -116,6 +117,7 @@ def parent_evidence(
         sub_question=sub_question,
         text=_quote(parent.text.strip(), MAX_PARENT_CHARS),
         heading_path=parent.location_path,
+        sections=parent.sections,
     )
 
 

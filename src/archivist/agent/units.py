@@ -25,6 +25,7 @@ from archivist.agent.question.parsed import asks_for_a_kind, states_what_is_aske
 from archivist.agent.state import Evidence
 from archivist.agent.unit_split import split_headed_units
 from archivist.index.sparse import BM25Encoder
+from archivist.types import format_location, section_of
 
 #: Rough characters per token for the budget (English text through a BPE tokenizer).
 CHARS_PER_TOKEN = 4
@@ -283,7 +284,8 @@ def unit_evidence(selection: Selection, evidence: Sequence[Evidence], n: int) ->
     """Unit ``n``'s location as an evidence record whose text is the unit itself.
 
     Its pages are the narrowest known: a search hit of the same section holding the
-    unit's text gives its own pages, else the section's.
+    unit's text gives its own pages, else the section's. Its section is the deepest
+    heading above the unit (see ``section_of``), named in place of the chunk's first.
     """
     unit = selection.units[n - 1]
     item = evidence[unit.source]
@@ -295,4 +297,9 @@ def unit_evidence(selection: Selection, evidence: Sequence[Evidence], n: int) ->
             break
     out = item.copy()
     out["text"] = unit.full_text()
+    path = section_of(item.get("sections"), unit.heading)
+    if path:
+        out["heading_path"] = path
+        out["pages"] = out["pages"] if out["page_start"] is not None else \
+            format_location(None, None, path)
     return out

@@ -111,6 +111,29 @@ def test_a_unit_maps_to_the_narrowest_known_pages() -> None:
     assert second["text"] == "| setting | default |\n| child_chars | 500 |"
 
 
+def test_a_unit_is_cited_under_the_deepest_heading_above_it() -> None:
+    text = ("# Guide\n\nThis guide covers the toolkit.\n\n## Installation on Linux\n\n"
+            "Run the setup script as root.\n\n## Usage\n\nStart it with one command.\n")
+    sections = [["Guide"], ["Guide", "Installation on Linux"], ["Guide", "Usage"]]
+    markdown = Evidence(kind="parent", parent_id="p1", document_id="d1",
+                        document_name="guide.md", pages="§ Guide (+2 more)", page_start=None,
+                        page_end=None, sub_question=0, text=text, heading_path=["Guide"],
+                        sections=sections)
+    units = cut([markdown])
+    selection = Selection([u for u in units if "setup script" in u.text])
+    cited = unit_evidence(selection, [markdown], 1)
+    assert cited["heading_path"] == ["Guide", "Installation on Linux"]
+    assert cited["pages"] == "§ Guide › Installation on Linux"
+    # a PDF keeps its pages and names the section beside them
+    pdf = {**markdown, "pages": "p. 6", "page_start": 6, "page_end": 6}
+    cited = unit_evidence(Selection([u for u in cut([pdf]) if "Start it" in u.text]), [pdf], 1)
+    assert (cited["pages"], cited["heading_path"]) == ("p. 6", ["Guide", "Usage"])
+    # sections unknown (a library ingested before chunks carried them): the chunk's own
+    old = {k: v for k, v in markdown.items() if k != "sections"}
+    cited = unit_evidence(Selection([u for u in cut([old]) if "setup" in u.text]), [old], 1)
+    assert (cited["pages"], cited["heading_path"]) == ("§ Guide (+2 more)", ["Guide"])
+
+
 def test_a_unit_is_scored_under_the_heading_it_stands_under() -> None:
     text = ("## Backups\n\nDocuments ingested before the upgrade are ingested again.\n\n"
             "## Staying consistent\n\nIf the process is killed half way, the next start "

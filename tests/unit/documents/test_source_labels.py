@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from archivist.events import Source
-from archivist.types import source_label
+from archivist.types import section_of, source_label
 
 
 def test_a_pdf_source_names_its_pages_and_the_section_of_the_cited_text() -> None:
@@ -21,3 +21,11 @@ def test_a_document_without_pages_is_named_by_its_section_once() -> None:
     web = {"document_name": "", "url": "https://example.org/a", "kind": "web",
            "heading_path": ["x"], "pages": ""}
     assert source_label(web) == "https://example.org/a"
+
+
+def test_a_heading_finds_its_section_whatever_its_markup() -> None:
+    sections = [["Guide"], ["Guide", "Install on Linux"], ["Guide", "Usage"]]
+    assert section_of(sections, "Install** on  Linux") == ["Guide", "Install on Linux"]
+    assert section_of(sections, "usage") == ["Guide", "Usage"]
+    assert section_of(sections, "Details") is None  # an H4: no section of its own
+    assert section_of(None, "Usage") is None and section_of(sections, "") is None

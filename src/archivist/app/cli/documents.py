@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from archivist.app.cli.common import (
@@ -29,6 +28,7 @@ from archivist.app.cli.common import (
     printable,
     validation_problems,
 )
+from archivist.app.cli.layout import document_table, hit_lines
 from archivist.settings import MAX_SEARCH_K, SEARCH_MODES
 from archivist.types import (
     AmbiguousDocument,
@@ -194,18 +194,7 @@ def register(app: typer.Typer) -> None:
             if not docs:
                 console.print(plain(f"no documents in collection '{name}'"))
                 return
-            table = Table("id", "pages", "parents", "chunks", "added")
-            table.add_column("name", overflow="fold")
-            for d in docs:
-                table.add_row(
-                    d.document_id[:12],
-                    str(d.page_count or "-"),
-                    str(d.parent_count),
-                    str(d.child_count),
-                    d.added_at,
-                    plain(d.name),
-                )
-            console.print(table)
+            console.print(document_table(docs, console.width))
 
     @app.command()
     def collections(data_dir: DataDir = None) -> None:
@@ -311,11 +300,7 @@ def register(app: typer.Typer) -> None:
             if not hits:
                 console.print("no results")
                 return
+            indent = len(f"{len(hits)}. ")
             for rank, hit in enumerate(hits, start=1):
-                where = ", ".join(x for x in (hit.document_name, hit.pages) if x)
-                heading = " > ".join(hit.section)
-                console.print(Text.assemble(
-                    (f"{rank}.", "bold"), " ", plain(where), "  ",
-                    plain(f"{heading}  score {hit.score:.4f}", "dim")
-                ))
-                console.print(plain("   " + " ".join(hit.text.split())[:300]))
+                for line in hit_lines(rank, hit, console.width, indent):
+                    console.print(line)
