@@ -53,7 +53,7 @@ _HEADLINE = re.compile(r"^\s*([A-Z][\w'&.,-]*(?:\s+[A-Z&][\w'&.,-]*){0,3})\s+"
                        r"(?:reports?|announces?|delivers?|posts?)\b", re.M)
 _ANNUAL = re.compile(r"for the (?:fiscal )?year ended\s*:?\s*", re.I)
 _QUARTERLY = re.compile(r"for the (?:quarterly period|quarter) ended\s*:?\s*", re.I)
-_EVENT = re.compile(r"date of report[^)]*\)?\s*\(?[^)]*\)?\s*:?\s*", re.I)
+_EVENT = re.compile(r"date of report\s*(?:\([^)]*\))?\s*:?\s*", re.I)
 _YEAR_END = re.compile(r"fiscal year[- ]?end(?:s|ed|ing|s on)?\s*(?:on\s*)?:?\s*"
                        r"|(?:twelve|12) months ended\s*", re.I)
 _PERIOD_END = re.compile(r"(?:three|3|twelve|12) months ended\s*|quarter ended\s*", re.I)
@@ -114,9 +114,10 @@ def filing_info(markdown: str) -> FilingInfo | None:
 
 
 def _form(cover: str) -> str | None:
-    match = _FORM.search(cover)
-    if match:
-        return match.group(1).upper()
+    for match in _FORM.finditer(cover):  # "FORM 10-K", or "Form 10-K" opening a line
+        line_start = cover.rfind("\n", 0, match.start()) + 1
+        if match.group(0).startswith("FORM") or not cover[line_start:match.start()].strip():
+            return match.group(1).upper()
     for form, pattern in _REPORT_KIND:
         if pattern.search(cover):
             return form
@@ -200,6 +201,10 @@ def _period_end(cover: str, head: str, form: str) -> date | None:
     pattern, text = {"10-K": (_ANNUAL, cover), "10-Q": (_QUARTERLY, cover),
                      "8-K": (_EVENT, cover)}.get(form, (_PERIOD_END, head[:8_000]))
     found = _dates_after(pattern, text)
+    if not found and form == "8-K":  # the date printed above its label
+        for match in _EVENT.finditer(cover):
+            found = [d for d in map(parse_date, [cover[max(0, match.start() - 40):
+                                                       match.start()]]) if d is not None]
     if not found:
         return None
     return found[0] if form in ("10-K", "10-Q", "8-K") else max(found)
@@ -207,8 +212,8 @@ def _period_end(cover: str, head: str, form: str) -> date | None:
 
 def _named_period(info: FilingInfo, top: str, year_end: tuple[int, int] | None) -> None:
     """An earnings release's fiscal year and quarter from its headline (``fiscal 2023``)."""
-    years = _FISCAL_NAMED.findall(top) or re.findall(
-        r"\b((?:19|20)\d{2})\b(?=[^.\n]{0,40}\bresults\b)", top)
+    years = re.findall(r"\b((?:19|20)\d{2})\b(?=[^.\n]{0,40}\bresults\b)", top) \
+        or _FISCAL_NAMED.findall(top)
     if not years:
         return
     info.fiscal_year = int(years[0])

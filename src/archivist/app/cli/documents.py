@@ -29,8 +29,10 @@ from archivist.app.cli.common import (
     printable,
     validation_problems,
 )
+from archivist.filings.where import WHERE_HELP
 from archivist.settings import MAX_SEARCH_K, SEARCH_MODES
 from archivist.types import (
+    FILING_FIELDS,
     AmbiguousDocument,
     ArchivistError,
     Child,
@@ -93,7 +95,19 @@ def document_json(record: DocumentRecord) -> dict[str, Any]:
         "chunks": record.child_count,
         "size_bytes": record.size_bytes,
         "added_at": record.added_at,
+        **{name: getattr(record, name) for name in FILING_FIELDS},
     }
+
+
+def filing_label(record: DocumentRecord) -> str:
+    """``Netflix, Inc. · 10-K · FY2017 · period 2017-12-31`` (``-`` for no filing)."""
+    if not record.form:
+        return "-"
+    year = f"FY{record.fiscal_year}" if record.fiscal_year else ""
+    quarter = f"Q{record.fiscal_quarter}" if record.fiscal_quarter else ""
+    parts = [record.company or "?", record.ticker or "", record.form, f"{year} {quarter}".strip(),
+             f"period {record.period}" if record.period else ""]
+    return " · ".join(p for p in parts if p)
 
 
 def flag_note(kind: str) -> str:
@@ -196,6 +210,9 @@ def register(app: typer.Typer) -> None:
                 return
             table = Table("id", "pages", "parents", "chunks", "added")
             table.add_column("name", overflow="fold")
+            filings = any(d.form for d in docs)
+            if filings:
+                table.add_column("filing", overflow="fold")
             for d in docs:
                 table.add_row(
                     d.document_id[:12],
@@ -204,6 +221,7 @@ def register(app: typer.Typer) -> None:
                     str(d.child_count),
                     d.added_at,
                     plain(d.name),
+                    *([plain(filing_label(d))] if filings else []),
                 )
             console.print(table)
 
@@ -283,6 +301,7 @@ def register(app: typer.Typer) -> None:
         collection: Collection = None,
         data_dir: DataDir = None,
         as_json: JsonOutput = False,
+        where: Annotated[list[str] | None, typer.Option(help=WHERE_HELP)] = None,
     ) -> None:
         """Search the chunks: each hit with its document, pages, heading path and score."""
         from archivist.index.search import SearchRequest
@@ -291,20 +310,19 @@ def register(app: typer.Typer) -> None:
             fail(f"unknown mode '{mode}' (use {', '.join(SEARCH_MODES)})", EXIT_USAGE)
         try:
             request = SearchRequest.model_validate(
-                {"query": query, "k": k, "mode": mode, "collection": collection}
+                {"query": query, "k": k, "mode": mode, "collection": collection, "where": where}
             )
         except ValidationError as exc:
             fail(f"invalid search: {validation_problems(exc)}", EXIT_USAGE)
         with user_errors(), open_app_or_server(data_dir, collection) as application:
-            hits = application.searcher.search(
-                request.query, request.k, request.mode, request.collection
-            )
+            hits = application.searcher.run(request)
             if as_json:
                 print_json({
                     "query": query,
                     "collection": collection or application.settings.collection,
                     "k": request.k or application.settings.index.search_k,
                     "mode": request.mode or application.settings.index.search_mode,
+                    "where": request.where or [],
                     "hits": [h.to_dict() for h in hits],
                 })
                 return
@@ -312,10 +330,10 @@ def register(app: typer.Typer) -> None:
                 console.print("no results")
                 return
             for rank, hit in enumerate(hits, start=1):
-                where = ", ".join(x for x in (hit.document_name, hit.pages) if x)
+                found = ", ".join(x for x in (hit.document_name, hit.pages) if x)
                 heading = " > ".join(hit.section)
                 console.print(Text.assemble(
-                    (f"{rank}.", "bold"), " ", plain(where), "  ",
+                    (f"{rank}.", "bold"), " ", plain(found), "  ",
                     plain(f"{heading}  score {hit.score:.4f}", "dim")
                 ))
                 console.print(plain("   " + " ".join(hit.text.split())[:300]))
