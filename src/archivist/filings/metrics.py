@@ -19,7 +19,7 @@ from archivist.filings.concepts import Concept, matching_row
 from archivist.filings.formula import Formula, FormulaError, parse_formula
 from archivist.filings.statements import STATEMENTS
 from archivist.index.table_sql import run_select
-from archivist.index.table_store import StoredTable, quote
+from archivist.index.table_store import StoredTable, TableStore, quote
 from archivist.types import Cell
 
 __all__ = ["METRICS", "Figure", "MetricResult", "StatementFigures", "compute", "growth"]
@@ -97,6 +97,13 @@ class StatementFigures:
     def __init__(self, tables: list[StoredTable], rows: Mapping[str, list[list[Cell]]]) -> None:
         self.tables = {t.name: t for t in tables if t.name in STATEMENTS}
         self.rows = rows
+
+    @classmethod
+    def of_document(cls, store: TableStore, collection: str, document_id: str
+                    ) -> StatementFigures:
+        """The statements of one stored document (none: every figure is refused)."""
+        tables = [t for t in store.tables(collection, {document_id}) if t.name in STATEMENTS]
+        return cls(tables, store.rows(collection, [t.table_id for t in tables]))
 
     def unit(self) -> str:
         """The scale the statements print in (``millions``), or ``""``."""

@@ -39,8 +39,7 @@ def statements(tmp_path: Path) -> Iterator[StatementFigures]:
     database = Database(f"sqlite:///{tmp_path / 'archivist.sqlite'}")
     store = TableStore(database)
     store.add("default", "doc1", [INCOME, BALANCE, CASH])
-    tables = store.tables("default", {"doc1"})
-    yield StatementFigures(tables, store.rows("default", [t.table_id for t in tables]))
+    yield StatementFigures.of_document(store, "default", "doc1")
     database.close()
 
 
@@ -96,6 +95,8 @@ def test_what_cannot_be_computed_says_why(statements: StatementFigures) -> None:
         "the balance sheet has no column for fiscal 2021")
     assert "no line item for total equity" in (compute("net income / equity", statements,
                                                        2023).error or "")
+    empty = StatementFigures([], {})
+    assert compute("ebitda", empty, 2023).error == "no income statement was found in the filing"
     with pytest.raises(FormulaError, match="not a complete formula"):
         parse_formula("revenue / (cost of revenue")
     with pytest.raises(FormulaError, match="cannot read '\\^ 2'"):
