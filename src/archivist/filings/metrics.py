@@ -43,6 +43,9 @@ METRICS: dict[str, tuple[str, str, str]] = {
 METRICS["working_capital_ratio"] = ("working capital ratio", METRICS["current_ratio"][1],
                                     "ratio")
 _OPTIONAL = frozenset({"short_term_investments"})  # absent from a statement: counted as 0
+Period = int | str
+"""A fiscal year (2023), or a statement's period column (``q2023_06_30``)."""
+_PERIOD_COLUMN = re.compile(r"(fy|d|q|m6_|m9_)((?:19|20)\d{2})(_\d{2}_\d{2})?")
 _ANNUAL_COLUMN = re.compile(r"(fy|d)((?:19|20)\d{2})(?:_\d{2}_\d{2})?")
 
 
@@ -110,24 +113,38 @@ class StatementFigures:
         return next((t.unit for t in self.tables.values() if t.unit), "")
 
     @staticmethod
-    def _column(table: StoredTable, year: int) -> str | None:
-        """The column of fiscal ``year``: its full year, else its balance at a date."""
+    def _column(table: StoredTable, period: Period, shift: int) -> str | None:
+        """The column of ``period`` moved back ``shift`` years.
+
+        A fiscal year is its full-year column, else its balance at a date; a column name
+        (``q2023_06_30``) is that column, or in a balance sheet the balance at its date.
+        """
+        if isinstance(period, str):
+            match = _PERIOD_COLUMN.fullmatch(period)
+            if match is None:
+                return period if shift == 0 and period in table.columns else None
+            prefix, year, rest = match.groups()
+            for name in (f"{prefix}{int(year) - shift}{rest}", f"d{int(year) - shift}{rest}"):
+                if name in table.columns:
+                    return name
+            return None
         found: dict[str, str] = {}
         for column in table.columns:
             match = _ANNUAL_COLUMN.fullmatch(column)
-            if match and int(match.group(2)) == year:
+            if match and int(match.group(2)) == period - shift:
                 found.setdefault(match.group(1), column)
         return found.get("fy") or found.get("d")
 
-    def figure(self, concept: Concept, year: int, shift: int, term: str) -> Figure:
-        """The concept's value for fiscal ``year - shift``, found by one SELECT."""
+    def figure(self, concept: Concept, year: Period, shift: int, term: str) -> Figure:
+        """The concept's value for ``year`` (or the period ``shift`` years before), by SQL."""
         table = self.tables.get(concept.statement)
         if table is None:
             raise FormulaError(f"no {concept.statement.replace('_', ' ')} was found in the filing")
-        column = self._column(table, year - shift)
+        column = self._column(table, year, shift)
+        named = _period_text(year, shift)
         if column is None:
             raise FormulaError(f"the {concept.statement.replace('_', ' ')} has no column for "
-                               f"fiscal {year - shift}")
+                               f"{named}")
         labels = [str(row[0]) for row in self.rows.get(table.table_id, [])]
         index = matching_row(concept, labels)
         if index is None and concept.name in _OPTIONAL:
@@ -143,12 +160,22 @@ class StatementFigures:
         value = found[0][1] if found else None
         if not isinstance(value, int | float):
             if concept.name not in _OPTIONAL:
-                raise FormulaError(f"{labels[index]} has no figure for fiscal {year - shift}")
+                raise FormulaError(f"{labels[index]} has no figure for {named}")
             value = 0
         page = found[0][2] if found and isinstance(found[0][2], int) else table.page_start
         number = abs(float(value)) if concept.cost else float(value)
         return Figure(term, labels[index], concept.statement, column, number,
                       table.document_id, page, sql)
+
+
+def _period_text(period: Period, shift: int) -> str:
+    """``fiscal 2022``, or a period column moved back ``shift`` years (``q2022_06_30``)."""
+    if isinstance(period, int):
+        return f"fiscal {period - shift}"
+    match = _PERIOD_COLUMN.fullmatch(period)
+    if match is None or not shift:
+        return period
+    return f"{match.group(1)}{int(match.group(2)) - shift}{match.group(3) or ''}"
 
 
 def _round(value: float, decimals: int) -> float:
@@ -160,9 +187,12 @@ def _shown(value: float) -> str:
     return f"{value:,.10g}"
 
 
-def compute(formula: str, statements: StatementFigures, year: int, decimals: int = 2,
+def compute(formula: str, statements: StatementFigures, year: Period, decimals: int = 2,
             metric: str | None = None, unit: str = "") -> MetricResult:
     """A metric of fiscal ``year``: a name from :data:`METRICS` or a formula as written.
+
+    ``year`` is a fiscal year, or a period column (``q2023_06_30``: that quarter, its prior
+    period the same quarter a year before).
 
     ``decimals`` rounds the result. The result's ``error`` says why it could not be
     computed (a line item, a period column or a figure missing, or a term not understood).
@@ -186,7 +216,7 @@ def compute(formula: str, statements: StatementFigures, year: int, decimals: int
     return result
 
 
-def _inputs(parsed: Formula, statements: StatementFigures, year: int,
+def _inputs(parsed: Formula, statements: StatementFigures, year: Period,
             result: MetricResult) -> tuple[dict[str, float], dict[str, str]]:
     values: dict[str, float] = {}
     shown: dict[str, str] = {}
@@ -213,7 +243,7 @@ def _inputs(parsed: Formula, statements: StatementFigures, year: int,
     return values, shown
 
 
-def growth(concept_phrase: str, statements: StatementFigures, year: int,
+def growth(concept_phrase: str, statements: StatementFigures, year: Period,
            decimals: int = 2) -> MetricResult:
     """The growth of a line item from the prior fiscal year to ``year``, in percent."""
     text = f"({concept_phrase} - prior {concept_phrase}) / prior {concept_phrase} * 100"

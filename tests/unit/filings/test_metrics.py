@@ -101,3 +101,23 @@ def test_what_cannot_be_computed_says_why(statements: StatementFigures) -> None:
         parse_formula("revenue / (cost of revenue")
     with pytest.raises(FormulaError, match="cannot read '\\^ 2'"):
         parse_formula("revenue ^ 2")
+
+
+def test_a_quarter_is_named_by_its_column(tmp_path: Path) -> None:
+    quarter = _statement("income_statement", ["q2023_03_31", "q2022_03_31"], [
+        ["Net sales", 1300, 1200], ["Cost of sales", 800, 760], ["Operating income", 260, 210]],
+        4)
+    balance = _statement("balance_sheet", ["d2023_03_31", "d2022_12_31"], [
+        ["Total current assets", 900, 860], ["Total current liabilities", 450, 430]], 5)
+    database = Database(f"sqlite:///{tmp_path / 'quarter.sqlite'}")
+    store = TableStore(database)
+    store.add("default", "q1", [quarter, balance])
+    figures = StatementFigures.of_document(store, "default", "q1")
+    margin = compute("operating_margin", figures, "q2023_03_31", decimals=1)
+    assert (margin.rounded, margin.inputs[0].period) == (20.0, "q2023_03_31")
+    assert growth("net sales", figures, "q2023_03_31", decimals=2).rounded == 8.33
+    ratio = compute("current_ratio", figures, "q2023_03_31")  # the balance at the quarter's end
+    assert (ratio.rounded, ratio.inputs[0].period) == (2.0, "d2023_03_31")
+    assert compute("operating_margin", figures, 2023).error == (
+        "the income statement has no column for fiscal 2023")
+    database.close()
