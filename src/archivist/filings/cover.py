@@ -49,6 +49,9 @@ _SYMBOL = re.compile(r"(?:symbol|ticker)\s*[“\"']([A-Z][A-Z.]{0,5})[”\"']")
 _TRADING = re.compile(r"Trading\s+Symbol\(?s?\)?", re.I)
 _NOT_TICKERS = frozenset({"NYSE", "NASDAQ", "LLC", "USD", "N/A", "NA", "ASX", "THE", "INC",
                           "CO", "PAR", "ADR", "ADS"})
+_CHECK_BOXES = re.compile(r"reporting company|growth company|accelerated filer|shell company|"
+                          r"seasoned issuer|holding company", re.I)
+"""Cover-page phrases that end like a company's name but name none."""
 _HEADLINE = re.compile(r"^\s*([A-Z][\w'&.,-]*(?:\s+[A-Z&][\w'&.,-]*){0,3})\s+"
                        r"(?:reports?|announces?|delivers?|posts?)\b", re.M)
 _ANNUAL = re.compile(r"for the (?:fiscal )?year ended\s*:?\s*", re.I)
@@ -156,7 +159,8 @@ def _named_company(head: str) -> str | None:
     names: Counter[str] = Counter()
     for raw in found:
         name = _clean_name(raw)
-        if name and core_name(name).split()[0].lower() not in ("the", "our", "net", "a"):
+        if name and core_name(name).split()[0].lower() not in ("the", "our", "net", "a") \
+                and not _CHECK_BOXES.search(name):
             names[name] += 1
     if not names:
         return None
@@ -167,8 +171,8 @@ def _named_company(head: str) -> str | None:
 def _ticker(head: str) -> str | None:
     for pattern in (_EXCHANGE, _SYMBOL):
         match = pattern.search(head)
-        if match and match.group(1) not in _NOT_TICKERS:
-            return match.group(1)
+        if match and match.group(1).rstrip(".") not in _NOT_TICKERS:
+            return match.group(1).rstrip(".")
     match = _TRADING.search(head[:_COVER_CHARS])
     if match:
         after = head[match.end():match.end() + 400]

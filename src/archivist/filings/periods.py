@@ -70,10 +70,11 @@ def fiscal_year_of(day: date, year_end: tuple[int, int] | None) -> int:
     """The fiscal year ``day`` falls in, for a fiscal year ending on ``year_end`` (month, day).
 
     It is the year of the first fiscal year end on or after ``day`` (a week's slack for
-    52/53-week years); the calendar year when ``year_end`` is unknown.
+    52/53-week years); the calendar year when ``year_end`` is unknown or falls in the first
+    week of January (a 52/53-week year ending near December 31).
     """
-    if year_end is None:
-        return day.year
+    if year_end is None or year_end[0] == 1 and year_end[1] <= 7:  # 52/53 weeks near Dec 31
+        return day.year if year_end is None or day.month > 1 or day.day > 7 else day.year - 1
     end = _year_end_in(day.year, year_end)
     return day.year if (day - end).days <= 7 else day.year + 1
 

@@ -96,3 +96,20 @@ def test_fiscal_periods_and_names() -> None:
     assert fiscal_quarter(date(2023, 5, 15), None) is None
     assert core_name("Netherby Mills, Inc.") == "Netherby Mills"
     assert core_name("Brindlewood Packaging plc") == "Brindlewood Packaging"
+
+
+def test_a_cover_without_the_registrant_line_never_names_a_check_box() -> None:
+    cover = ("FORM 10-K\nFor the fiscal year ended June 30, 2023\nLarge Accelerated Filer x\n"
+             "Smaller Reporting Company \u2610 Emerging Growth Company \u2610\n"
+             "See the definitions of Smaller Reporting Company and Emerging Growth Company; "
+             "a Smaller Reporting Company may elect. Our common stock trades under the "
+             "symbol \u201cOSTV.\u201d Ostrava Beverages Corporation makes tea.\n")
+    info = filing_info(cover)
+    assert info is not None
+    assert (info.company, info.ticker) == ("Ostrava Beverages Corporation", "OSTV")
+
+
+def test_a_52_week_year_ending_in_the_first_days_of_january_is_the_calendar_year() -> None:
+    assert fiscal_year_of(date(2023, 8, 30), (1, 1)) == 2023
+    assert fiscal_year_of(date(2023, 1, 1), (1, 1)) == 2022
+    assert fiscal_quarter(date(2023, 7, 2), (1, 1)) == 2
