@@ -55,6 +55,10 @@ BENCHMARKS = [
         "the agent's scenarios on the real 1.5B model, 3 runs: pass rates",
         ["scenarios_bench.py", "--runs", "3", "--json", str(RESULTS / "scenarios.json")],
     ),
+    (
+        "FinanceBench validation over one shared store: naive and agent side by side",
+        ["filings_bench.py", "--out", str(RESULTS / "financebench"), "naive", "agent"],
+    ),
 ]
 
 

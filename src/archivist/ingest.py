@@ -32,6 +32,7 @@ from archivist.documents.conversion import (
 )
 from archivist.documents.loaders import iter_files, load_file, markdown_title, refused
 from archivist.documents.pdf import OcrMode
+from archivist.filings.document import filing_of
 from archivist.index.sparse import SparseVector
 from archivist.index.store import DocumentStore
 from archivist.ingest_progress import (
@@ -258,17 +259,11 @@ class Ingestor:
             reason = f"could not convert: {type(exc).__name__}: {exc}"
             return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=reason)
         record = DocumentRecord(
-            document_id=document_id,
-            collection=self.collection,
-            path=job.abs_path,
-            name=path.name,
-            content_hash=job.digest,
-            size_bytes=job.size,
-            page_count=loaded.page_count,
-            parent_count=len(chunked.parents),
-            child_count=len(chunked.children),
-            added_at="",
-            title=loaded.title,
+            document_id=document_id, collection=self.collection, path=job.abs_path,
+            name=path.name, content_hash=job.digest, size_bytes=job.size,
+            page_count=loaded.page_count, parent_count=len(chunked.parents),
+            child_count=len(chunked.children), added_at="", title=loaded.title,
+            **filing_of(loaded),
         )
         try:
             self._write_many([(record, chunked, job.previous)])
@@ -305,17 +300,10 @@ class Ingestor:
                 )
                 chunked = chunk_document(loaded, document_id, self.collection, self.sizes)
                 record = DocumentRecord(
-                    document_id=document_id,
-                    collection=self.collection,
-                    path=name,
-                    name=name,
-                    content_hash=digest,
-                    size_bytes=len(data),
-                    page_count=0,
-                    parent_count=len(chunked.parents),
-                    child_count=len(chunked.children),
-                    added_at="",
-                    title=loaded.title,
+                    document_id=document_id, collection=self.collection, path=name,
+                    name=name, content_hash=digest, size_bytes=len(data), page_count=0,
+                    parent_count=len(chunked.parents), child_count=len(chunked.children),
+                    added_at="", title=loaded.title, **filing_of(loaded),
                 )
                 if chunked.children:
                     batch.append((record, chunked, by_path.get(name, [])))

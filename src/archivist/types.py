@@ -166,6 +166,11 @@ class Child:
     """
 
 
+FILING_FIELDS = ("company", "ticker", "form", "fiscal_year", "fiscal_quarter",
+                 "fiscal_year_end", "period")
+"""A document's filing metadata, as catalog columns (see ``archivist.filings.cover``)."""
+
+
 @dataclass
 class DocumentRecord:
     """A catalog row: one ingested document."""
@@ -184,6 +189,14 @@ class DocumentRecord:
     owner: str = ADMIN_OWNER
     title: str = ""
     """The loader's title (PDF metadata, first H1, ...); reindex embeds with it as ingest did."""
+    company: str | None = None
+    """Filing metadata read from the document's own text (``None``: not a filing or unknown)."""
+    ticker: str | None = None
+    form: str | None = None
+    fiscal_year: int | None = None
+    fiscal_quarter: int | None = None
+    fiscal_year_end: str | None = None
+    period: str | None = None
 
 
 @dataclass

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archivist.evaluation.metrics import mean
+from archivist.evaluation.numeric import numeric_match
 from archivist.evaluation.qa_datasets import QAItem
 from archivist.evaluation.qa_metrics import (
     abstained,
@@ -63,13 +64,25 @@ ItemProgress = Callable[[int, int, dict[str, Any]], None]
 """``progress(done, total, record)`` after each item (skipped ones count as done)."""
 
 
+def _correct(item: QAItem, answer: str, stated: str) -> float | None:
+    """A gold figure within 1%, else every key fact stated; an abstention is never correct."""
+    if item.numeric is None and not item.key_facts:
+        return None
+    if abstained(answer):
+        return 0.0
+    if item.numeric is not None:
+        return numeric_match(stated, item.numeric, item.unit)
+    return facts_found(stated, item.key_facts)
+
+
 def score_item(
     item: QAItem, answer: str, sources: Sequence[dict[str, Any]],
     contexts: Sequence[dict[str, Any]], *, cites: bool = True,
 ) -> dict[str, float | None]:
     """Every answer metric of one item (``None`` where the item has no gold data for it).
 
-    ``correct``: the answer states every key fact (answerable items with key facts);
+    ``correct``: the answer states the gold figure within 1% (items with ``numeric``), else
+    every key fact (answerable items with key facts);
     ``citation_accuracy``: a cited page is a gold page (answers, not abstentions, of items
     with gold pages; ``None`` for a system that ``cites`` nothing by design);
     ``abstention_accuracy``: it abstains exactly when the item is unanswerable.
@@ -87,8 +100,7 @@ def score_item(
     return {
         # an abstention is never correct, even when it names a key fact ("The documents do
         # not contain how to use read.csv" was scored correct)
-        "correct": (0.0 if abstained(answer) else facts_found(stated, item.key_facts))
-        if answerable and item.key_facts else None,
+        "correct": _correct(item, answer, stated) if answerable else None,
         "citation_accuracy": citation_correct(item.gold_pages, spans, answer) if cites else None,
         "abstention_accuracy": abstention_correct(item.answerable, answer),
         "exact_match": exact_match(stated, item.references),

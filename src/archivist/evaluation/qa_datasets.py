@@ -12,7 +12,12 @@
 * **FinanceBench** items (JSON list or JSONL): ``{financebench_id, question, answer,
   evidence: [{doc_name, evidence_page_num, evidence_text}]}``. FinanceBench numbers pages
   from 0; Archivist from 1, so a gold page is ``evidence_page_num + 1``. ``doc_name`` has no
-  extension (``3M_2018_10K``) and matches a catalog name by its stem.
+  extension (``3M_2018_10K``) and matches a catalog name by its stem. A top-level
+  ``doc_name`` (and ``evidence_page_num``) stands for items without an ``evidence`` list.
+
+A labels file (JSONL, one ``{financebench_id | id, numeric, unit, key_facts}`` a line)
+adds hand-written scoring data by item id: ``numeric`` (the gold figure, scored within 1%)
+and its ``unit``, or ``key_facts``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 
 from archivist.evaluation.beir import DatasetError, load_beir
 
-__all__ = ["QAItem", "load_qa_dataset"]
+__all__ = ["QAItem", "apply_labels", "load_qa_dataset"]
 
 
 @dataclass
@@ -42,6 +47,8 @@ class QAItem:
     key_facts: list[str] = field(default_factory=list)
     answerable: bool | None = None  # None: the dataset does not say
     kind: str = ""  # free label for grouping results ("simple", "compound", ...)
+    numeric: float | None = None  # the gold figure of a numeric answer (scored within 1%)
+    unit: str = ""  # its unit ("USD millions", "%")
 
 
 def _as_list(value: Any) -> list[str]:
@@ -94,6 +101,11 @@ def _item(row: dict[str, Any], index: int, path: Path) -> QAItem:
             if ev.get("evidence_text"):
                 texts.append(str(ev["evidence_text"]))
         return QAItem(item_id, question, _as_list(row.get("answer")), [], docs, pages, texts)
+    if row.get("doc_name") and "source" not in row:  # FinanceBench without an evidence list
+        doc = str(row["doc_name"])
+        page = row.get("evidence_page_num")
+        return QAItem(item_id, question, _as_list(row.get("answer")), [], [doc],
+                      [(doc, page + 1)] if isinstance(page, int) else [])
     references = _as_list(row.get("reference", row.get("answer", row.get("answers"))))
     sources = _as_list(row.get("source", row.get("sources")))
     return QAItem(
@@ -131,8 +143,34 @@ def _answerable(row: dict[str, Any], index: int, path: Path) -> bool | None:
     raise DatasetError(f"{path}: item {index + 1}: 'answerable' must be true or false")
 
 
-def load_qa_dataset(path: Path | str) -> list[QAItem]:
-    """Load a curated, BEIR or FinanceBench dataset; raises ``DatasetError`` on bad input."""
+def apply_labels(items: list[QAItem], path: Path | str) -> None:
+    """Set each item's ``numeric``, ``unit`` and ``key_facts`` from a labels file by id.
+
+    Raises ``DatasetError`` for a label of no item, a bad number or a missing id.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise DatasetError(f"missing file: {source}")
+    by_id = {item.item_id: item for item in items}
+    for number, row in enumerate(_read_items(source), start=1):
+        item_id = str(row.get("financebench_id") or row.get("id") or "")
+        if item_id not in by_id:
+            raise DatasetError(f"{source}:{number}: label for unknown item '{item_id}'")
+        item = by_id[item_id]
+        value = row.get("numeric")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise DatasetError(f"{source}:{number}: 'numeric' must be a number or null")
+        item.numeric = None if value is None else float(value)
+        item.unit = str(row.get("unit") or "")
+        item.key_facts = _as_list(row.get("key_facts")) or item.key_facts
+        item.answerable = True if item.answerable is None else item.answerable
+
+
+def load_qa_dataset(path: Path | str, labels: Path | str | None = None) -> list[QAItem]:
+    """Load a curated, BEIR or FinanceBench dataset, with a labels file if given.
+
+    Raises ``DatasetError`` on bad input.
+    """
     source = Path(path)
     if source.is_dir():
         beir = load_beir(source)
@@ -158,4 +196,6 @@ def load_qa_dataset(path: Path | str) -> list[QAItem]:
         if item.item_id in seen:
             raise DatasetError(f"{source}: duplicate item id '{item.item_id}'")
         seen.add(item.item_id)
+    if labels is not None:
+        apply_labels(items, labels)
     return items

@@ -20,11 +20,11 @@ from sqlalchemy import Connection, and_, delete, func, select, update
 
 from archivist.storage import Database
 from archivist.storage.schema import children, collections, documents, parents
-from archivist.types import Child, DocumentRecord, Parent
+from archivist.types import FILING_FIELDS, Child, DocumentRecord, Parent
 
 _DOC_COLUMNS = (
     "document_id", "collection", "path", "name", "content_hash", "size_bytes", "page_count",
-    "parent_count", "child_count", "added_at", "status", "owner", "title",
+    "parent_count", "child_count", "added_at", "status", "owner", "title", *FILING_FIELDS,
 )
 _COUNTER = "catalog"
 

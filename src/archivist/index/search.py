@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from archivist.collection_names import COLLECTION_PATTERN
+from archivist.filings.where import MAX_FILTERS, WHERE_HELP, filtered_ids, parse_where
 from archivist.index.embeddings import Embedder, embed_queries
 from archivist.index.hops import HopSearcher
 from archivist.index.rerank import RerankerSlot, rerank_head
@@ -46,6 +47,14 @@ class SearchRequest(BaseModel):
     collection: str | None = Field(
         default=None, pattern=COLLECTION_PATTERN, description="Collection (default: configured)."
     )
+    where: list[str] | None = Field(default=None, max_length=MAX_FILTERS, description=WHERE_HELP)
+
+    @field_validator("where")
+    @classmethod
+    def _known_filters(cls, value: list[str] | None) -> list[str] | None:
+        if value:
+            parse_where(value)  # a ValueError names the bad filter
+        return value or None
 
 
 class HybridSearcher:
@@ -148,8 +157,18 @@ class HybridSearcher:
         return self._search_many(queries, k, "bm25", collection, document_ids)
 
     def run(self, request: SearchRequest) -> list[SearchHit]:
-        """The hits for a :class:`SearchRequest` (its ``None`` fields from the settings)."""
-        return self.search(request.query, request.k, request.mode, request.collection)
+        """The hits for a :class:`SearchRequest` (its ``None`` fields from the settings).
+
+        With ``where`` filters, only documents whose filing metadata matches are searched
+        (none matching: no hits).
+        """
+        ids = None
+        if request.where:
+            records = self.store.documents(request.collection)
+            ids = filtered_ids(records, parse_where(request.where))
+            if not ids:
+                return []
+        return self.search(request.query, request.k, request.mode, request.collection, ids)
 
     def retriever(self, collection: str | None = None) -> Retriever:
         """The agent's view of one collection."""

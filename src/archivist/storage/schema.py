@@ -49,6 +49,14 @@ documents = Table(
     Column("status", Text, nullable=False),
     Column("owner", Text, nullable=False, server_default="admin"),
     Column("title", Text, nullable=False, server_default=""),
+    # filing metadata read from the document's own text (NULL: no filing, or unknown)
+    Column("company", Text),
+    Column("ticker", Text),
+    Column("form", Text),
+    Column("fiscal_year", Integer),
+    Column("fiscal_quarter", Integer),
+    Column("fiscal_year_end", Text),
+    Column("period", Text),
     PrimaryKeyConstraint("collection", "document_id"),
     Index("documents_path", "collection", "path"),
 )

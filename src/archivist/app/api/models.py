@@ -47,6 +47,15 @@ class DocumentOut(BaseModel):
         default=False,
         description="Whether the calling key uploaded it (and so may replace or delete it).",
     )
+    company: str | None = Field(default=None, description=(
+        "Filing metadata read from the document's own text (cover page); null when the "
+        "document is no filing or the field was not found."))
+    ticker: str | None = None
+    form: str | None = Field(default=None, description="10-K, 10-Q, 8-K or earnings release.")
+    fiscal_year: int | None = None
+    fiscal_quarter: int | None = None
+    fiscal_year_end: str | None = Field(default=None, description="MM-DD.")
+    period: str | None = Field(default=None, description="The last day reported, YYYY-MM-DD.")
 
 
 class DocumentList(BaseModel):

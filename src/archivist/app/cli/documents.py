@@ -29,8 +29,10 @@ from archivist.app.cli.common import (
     validation_problems,
 )
 from archivist.app.cli.layout import document_table, hit_lines
+from archivist.filings.where import WHERE_HELP
 from archivist.settings import MAX_SEARCH_K, SEARCH_MODES
 from archivist.types import (
+    FILING_FIELDS,
     AmbiguousDocument,
     ArchivistError,
     Child,
@@ -93,6 +95,7 @@ def document_json(record: DocumentRecord) -> dict[str, Any]:
         "chunks": record.child_count,
         "size_bytes": record.size_bytes,
         "added_at": record.added_at,
+        **{name: getattr(record, name) for name in FILING_FIELDS},
     }
 
 
@@ -272,6 +275,7 @@ def register(app: typer.Typer) -> None:
         collection: Collection = None,
         data_dir: DataDir = None,
         as_json: JsonOutput = False,
+        where: Annotated[list[str] | None, typer.Option(help=WHERE_HELP)] = None,
     ) -> None:
         """Search the chunks: each hit with its document, pages, heading path and score."""
         from archivist.index.search import SearchRequest
@@ -280,20 +284,19 @@ def register(app: typer.Typer) -> None:
             fail(f"unknown mode '{mode}' (use {', '.join(SEARCH_MODES)})", EXIT_USAGE)
         try:
             request = SearchRequest.model_validate(
-                {"query": query, "k": k, "mode": mode, "collection": collection}
+                {"query": query, "k": k, "mode": mode, "collection": collection, "where": where}
             )
         except ValidationError as exc:
             fail(f"invalid search: {validation_problems(exc)}", EXIT_USAGE)
         with user_errors(), open_app_or_server(data_dir, collection) as application:
-            hits = application.searcher.search(
-                request.query, request.k, request.mode, request.collection
-            )
+            hits = application.searcher.run(request)
             if as_json:
                 print_json({
                     "query": query,
                     "collection": collection or application.settings.collection,
                     "k": request.k or application.settings.index.search_k,
                     "mode": request.mode or application.settings.index.search_mode,
+                    "where": request.where or [],
                     "hits": [h.to_dict() for h in hits],
                 })
                 return

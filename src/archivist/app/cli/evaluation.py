@@ -159,6 +159,11 @@ def answers(
         str | None,
         typer.Option("--strategy", help="The agent's research strategy: tools or pipeline."),
     ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="JSONL of {financebench_id, numeric, unit, key_facts} "
+                     "per item: a numeric answer is right within 1% of its figure."),
+    ] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Ask every question (fresh conversation each) and score the answers.
@@ -181,7 +186,7 @@ def answers(
     overrides: dict[str, Any] = {"agent": {"strategy": strategy}} if strategy else {}
     out_dir = out or Path("eval-results") / dataset.stem
     with eval_errors():
-        items = load_qa_dataset(dataset)
+        items = load_qa_dataset(dataset, labels)
         if baseline is not None and not baseline.is_file():
             fail(f"missing file: {baseline}", EXIT_USAGE)
         with open_app_from_cli(

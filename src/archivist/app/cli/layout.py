@@ -39,20 +39,35 @@ LIST_COLUMNS: tuple[tuple[str, Callable[[DocumentRecord], str]], ...] = (
 )
 
 
+def filing_label(record: DocumentRecord) -> str:
+    """``Netflix, Inc. · 10-K · FY2017 · period 2017-12-31`` (``-`` for no filing)."""
+    if not record.form:
+        return "-"
+    year = f"FY{record.fiscal_year}" if record.fiscal_year else ""
+    quarter = f"Q{record.fiscal_quarter}" if record.fiscal_quarter else ""
+    parts = [record.company or "?", record.ticker or "", record.form, f"{year} {quarter}".strip(),
+             f"period {record.period}" if record.period else ""]
+    return " · ".join(p for p in parts if p)
+
+
 def document_table(docs: list[DocumentRecord], width: int) -> Table:
     """The documents as a table ``width`` columns wide at most, file names whole.
 
     Columns are dropped from the end of LIST_COLUMNS until the table fits; a name wider
-    than the terminal on its own is the one thing that wraps.
+    than the terminal on its own, and a filing's label, are what wrap.
     """
     for kept in range(len(LIST_COLUMNS), -1, -1):
         columns = LIST_COLUMNS[:kept]
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column("name", overflow="fold")
+        filings = any(d.form for d in docs)  # a filing's company, form and period
+        if filings:
+            table.add_column("filing", overflow="fold")
         for title, _ in columns:
             table.add_column(title, no_wrap=True)
         for d in docs:
-            table.add_row(plain(d.name), *(value(d) for _, value in columns))
+            table.add_row(plain(d.name), *([plain(filing_label(d))] if filings else []),
+                          *(value(d) for _, value in columns))
         natural = Measurement.get(console, console.options.update(max_width=10**6), table)
         if natural.maximum <= width:
             break

@@ -23,6 +23,7 @@ from archivist.events import Event
 from archivist.ingest_progress import IngestProgress, ProgressCallback
 from archivist.settings import SearchMode, Settings
 from archivist.types import (
+    FILING_FIELDS,
     AmbiguousDocument,
     ArchivistError,
     Child,
@@ -178,14 +179,17 @@ class RemoteApplication:
         k: int | None = None,
         mode: SearchMode | None = None,
         collection: str | None = None,
+        where: list[str] | None = None,
     ) -> list[SearchHit]:
-        """The best ``k`` chunks, best first."""
-        params = {
+        """The best ``k`` chunks, best first (of the documents ``where`` filters match)."""
+        params: dict[str, Any] = {
             "q": query,
             "k": k or self.settings.index.search_k,
             "mode": mode or self.settings.index.search_mode,
             "collection": self._collection(collection),
         }
+        if where:
+            params["where"] = list(where)
         if not query.strip():
             return []
         body = self._call("GET", "/v1/search", params=params)
@@ -208,7 +212,8 @@ class RemoteApplication:
 
     def run(self, request: SearchRequest) -> list[SearchHit]:
         """The hits for a :class:`SearchRequest` (its ``None`` fields from the settings)."""
-        return self.search(request.query, request.k, request.mode, request.collection)
+        return self.search(request.query, request.k, request.mode, request.collection,
+                           request.where)
 
     def ask(
         self, question: str, thread: str | None = None, collection: str | None = None
@@ -291,7 +296,7 @@ def _file_result(raw: dict[str, Any] | None, absolute: dict[str, str]) -> FileRe
 
 
 def _record(raw: dict[str, Any], collection: str) -> DocumentRecord:
-    return DocumentRecord(
+    record = DocumentRecord(
         document_id=raw["document_id"],
         collection=raw.get("collection", collection),
         path="",
@@ -303,3 +308,6 @@ def _record(raw: dict[str, Any], collection: str) -> DocumentRecord:
         child_count=int(raw.get("chunks", 0)),
         added_at=str(raw.get("added_at", "")),
     )
+    for name in FILING_FIELDS:
+        setattr(record, name, raw.get(name))
+    return record

@@ -22,8 +22,10 @@ from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
 from archivist.app.server_file import running_server
 from archivist.application import Application
 from archivist.events import CheckedClaim
+from archivist.filings.where import MAX_FILTERS, WHERE_HELP
 from archivist.index.search import SearchRequest
 from archivist.settings import MAX_SEARCH_K, SEARCH_MODES_TEXT, SearchMode, Settings
+from archivist.types import FILING_FIELDS
 
 if TYPE_CHECKING:
     from archivist.app.cli.remote import RemoteApplication
@@ -95,6 +97,14 @@ class DocumentInfo(BaseModel):
     pages: int
     chunks: int
     added_at: str
+    company: str | None = Field(default=None, description=(
+        "Filing metadata from the document's own text; null when it is no filing."))
+    ticker: str | None = None
+    form: str | None = None
+    fiscal_year: int | None = None
+    fiscal_quarter: int | None = None
+    fiscal_year_end: str | None = None
+    period: str | None = None
 
 
 class DocumentListing(BaseModel):
@@ -118,10 +128,12 @@ def build_server(application: Application | RemoteApplication) -> Any:
                                                  "(default: the search_mode setting).")] = None,
         collection: Annotated[str | None, Field(description="Collection; default the "
                                                 "library's.")] = None,
+        where: Annotated[list[str] | None, Field(max_length=MAX_FILTERS,
+                                                 description=WHERE_HELP)] = None,
     ) -> SearchResult:
         """Search the documents: the best matching passages with document, pages, section."""
         request = SearchRequest.model_validate(
-            {"query": query, "k": k, "mode": mode, "collection": collection}
+            {"query": query, "k": k, "mode": mode, "collection": collection, "where": where}
         )
         hits = application.searcher.run(request)
         return SearchResult(query=query, passages=[
@@ -161,7 +173,8 @@ def build_server(application: Application | RemoteApplication) -> Any:
         name = collection or application.settings.collection
         return DocumentListing(collection=name, documents=[
             DocumentInfo(document_id=d.document_id, name=d.name, pages=d.page_count,
-                         chunks=d.child_count, added_at=d.added_at)
+                         chunks=d.child_count, added_at=d.added_at,
+                         **{f: getattr(d, f) for f in FILING_FIELDS})
             for d in application.store.documents(name)
         ])
 

@@ -36,7 +36,7 @@ from archivist.app.upload_names import safe_name
 from archivist.collection_names import COLLECTION_PATTERN
 from archivist.documents.loaders import SUPPORTED_SUFFIXES
 from archivist.index.search import SearchRequest
-from archivist.types import DocumentRecord
+from archivist.types import FILING_FIELDS, DocumentRecord
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ def document_out(record: DocumentRecord, caller: Caller) -> DocumentOut:
         size_bytes=record.size_bytes,
         added_at=record.added_at,
         mine=record.owner == caller.document_owner,
+        **{name: getattr(record, name) for name in FILING_FIELDS},
     )
 
 
@@ -184,6 +185,8 @@ def search(
     """The best matching chunks, each with its document, pages and heading path.
 
     ``k`` and ``mode`` default to the server's ``search_k`` and ``search_mode`` settings.
+    ``where`` (repeatable, ``where=company=Amcor&where=form=10-K``) searches only the
+    documents whose filing metadata matches every filter.
     """
     name = application.store.collection_name(request.collection)
     caller.check_collection(name)

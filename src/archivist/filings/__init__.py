@@ -1,0 +1,1 @@
+"""Financial filings: metadata from the cover page, statements as tables, metrics, scope."""

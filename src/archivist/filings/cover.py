@@ -1,0 +1,232 @@
+"""A filing's identity read from its own first pages: registrant, form, fiscal period.
+
+Pure functions over a document's Markdown; the file name is never used. A 10-K, 10-Q or
+8-K is known by its cover page (``FORM 10-K``, ``(Exact name of registrant as specified in
+its charter)``, ``For the fiscal year ended ...``); an earnings release by a headline that
+reports results. A document that is neither gets no filing metadata (``None``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+from datetime import date
+
+from archivist.filings.periods import (
+    DATE,
+    fiscal_quarter,
+    fiscal_year_of,
+    iso_date,
+    parse_date,
+    parse_month_day,
+)
+
+__all__ = ["EARNINGS", "FilingInfo", "core_name", "filing_info", "plain_text"]
+
+EARNINGS = "earnings release"
+_COVER_CHARS = 6_000  # a cover page's text, markup removed
+_HEAD_CHARS = 60_000  # where names and the fiscal year end are counted
+_TICKER_CHARS = 200_000  # where a ticker is looked for (a 10-K names it in Item 5)
+
+_MARKUP = re.compile(r"</?mark>|<sup>|</sup>|\*\*|__|^#+\s*|\|", re.M)
+_FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|40-F|6-K)(?:405|T)?\b", re.I)
+_REPORT_KIND = (("10-K", re.compile(r"\bANNUAL REPORT PURSUANT TO SECTION 13", re.I)),
+                ("10-Q", re.compile(r"\bQUARTERLY REPORT PURSUANT TO SECTION 13", re.I)),
+                ("8-K", re.compile(r"\bCURRENT REPORT\s+PURSUANT TO SECTION 13", re.I)))
+_RESULTS = re.compile(
+    r"\b(?:reports?|reported|announces?|delivers?|posts?)\b[^.\n]{0,90}\b(?:results|earnings)\b"
+    r"|\b(?:quarter|fiscal|full[- ]year|annual)\b[^.\n]{0,40}\b(?:results|earnings release)\b",
+    re.I)
+_REGISTRANT = re.compile(r"\(?\s*exact name of (?:the )?registrant", re.I)
+_SUFFIX = (r"(?:plc|PLC|Inc\.?|Incorporated|Corporation|Corp\.|Company|Co\.|Ltd\.?|Limited|"
+           r"N\.V\.|S\.A\.|AG|SE|LLC|L\.P\.)")
+_NAMED = re.compile(r"\b((?:[A-Z][\w'&.-]*,?\s+|&\s+){0,4}[A-Z][\w'&.-]*),?\s+" + _SUFFIX
+                    + r"(?![\w])")
+_EXCHANGE = re.compile(r"\(?(?:NYSE|NASDAQ|Nasdaq|NYSE American|ASX|LSE|TSX)\s*:\s*"
+                       r"([A-Z][A-Z.]{0,5})\b")
+_SYMBOL = re.compile(r"(?:symbol|ticker)\s*[“\"']([A-Z][A-Z.]{0,5})[”\"']")
+_TRADING = re.compile(r"Trading\s+Symbol\(?s?\)?", re.I)
+_NOT_TICKERS = frozenset({"NYSE", "NASDAQ", "LLC", "USD", "N/A", "NA", "ASX", "THE", "INC",
+                          "CO", "PAR", "ADR", "ADS"})
+_CHECK_BOXES = re.compile(r"reporting company|growth company|accelerated filer|shell company|"
+                          r"seasoned issuer|holding company", re.I)
+"""Cover-page phrases that end like a company's name but name none."""
+_HEADLINE = re.compile(r"^\s*([A-Z][\w'&.,-]*(?:\s+[A-Z&][\w'&.,-]*){0,3})\s+"
+                       r"(?:reports?|announces?|delivers?|posts?)\b", re.M)
+_ANNUAL = re.compile(r"for the (?:fiscal )?year ended\s*:?\s*", re.I)
+_QUARTERLY = re.compile(r"for the (?:quarterly period|quarter) ended\s*:?\s*", re.I)
+_EVENT = re.compile(r"date of report\s*(?:\([^)]*\))?\s*:?\s*", re.I)
+_YEAR_END = re.compile(r"fiscal year[- ]?end(?:s|ed|ing|s on)?\s*(?:on\s*)?:?\s*"
+                       r"|(?:twelve|12) months ended\s*", re.I)
+_PERIOD_END = re.compile(r"(?:three|3|twelve|12) months ended\s*|quarter ended\s*", re.I)
+_FISCAL_NAMED = re.compile(r"\b(?:fiscal(?: year)?|FY)\s?'?((?:19|20)\d{2})\b", re.I)
+_QUARTER_NAMED = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b", re.I)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_FULL_YEAR = re.compile(r"\bfull[- ]year\b|\bfiscal (?:year )?(?:19|20)\d{2} results\b", re.I)
+
+
+@dataclass
+class FilingInfo:
+    """What a filing says of itself; any field may be unknown (``None``)."""
+
+    company: str | None = None
+    ticker: str | None = None
+    form: str | None = None
+    """``10-K``, ``10-Q``, ``8-K`` (as the cover names it) or ``earnings release``."""
+    fiscal_year: int | None = None
+    fiscal_quarter: int | None = None
+    fiscal_year_end: str | None = None
+    """The fiscal year's last day as ``MM-DD`` (``12-31``)."""
+    period: str | None = None
+    """The last day of the period reported (an 8-K: the date of the event), ``YYYY-MM-DD``."""
+
+    def as_fields(self) -> dict[str, str | int | None]:
+        """The catalog columns (``archivist.types.FILING_FIELDS``)."""
+        return asdict(self)
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown without emphasis, heading marks, table pipes and highlight tags."""
+    return _MARKUP.sub(" ", markdown).replace("\u00a0", " ")
+
+
+def filing_info(markdown: str) -> FilingInfo | None:
+    """The filing metadata of a document's Markdown, or ``None`` when it is no filing."""
+    head = plain_text(markdown[:_HEAD_CHARS * 2])[:_HEAD_CHARS]
+    cover = head[:_COVER_CHARS]
+    form = _form(cover)
+    if form is None:
+        return None
+    info = FilingInfo(form=form, company=_registrant(cover) or _named_company(head),
+                      ticker=_ticker(plain_text(markdown[:_TICKER_CHARS])))
+    year_end = _year_end(head)
+    end = _period_end(cover, head, form)
+    if end is None and form == EARNINGS:
+        _named_period(info, head[:2_500], year_end)
+    elif end is not None:
+        info.period = iso_date(end)
+        if form == "10-K" and year_end is None:
+            year_end = (end.month, end.day)
+        info.fiscal_year = fiscal_year_of(end, year_end)
+        if form in ("10-Q", EARNINGS):
+            info.fiscal_quarter = fiscal_quarter(end, year_end)
+    if year_end is not None:
+        info.fiscal_year_end = f"{year_end[0]:02d}-{year_end[1]:02d}"
+    return info
+
+
+def _form(cover: str) -> str | None:
+    for match in _FORM.finditer(cover):  # "FORM 10-K", or "Form 10-K" opening a line
+        line_start = cover.rfind("\n", 0, match.start()) + 1
+        if match.group(0).startswith("FORM") or not cover[line_start:match.start()].strip():
+            return match.group(1).upper()
+    for form, pattern in _REPORT_KIND:
+        if pattern.search(cover):
+            return form
+    return EARNINGS if _RESULTS.search(cover[:3_000]) else None
+
+
+def _clean_name(text: str) -> str | None:
+    name = " ".join(text.replace("(", " ").split()).strip(" ,;:")
+    name = re.sub(r"^.*Commission File Number\s*:?\s*[\d-]+\s*", "", name, flags=re.I)
+    return name if 2 <= len(name) <= 90 and any(c.isalpha() for c in name) else None
+
+
+def _registrant(cover: str) -> str | None:
+    """The name printed above ``(Exact name of registrant as specified in its charter)``."""
+    match = _REGISTRANT.search(cover)
+    if not match:
+        return None
+    before = cover[:match.start()].rstrip()
+    lines = [line for line in before.split("\n") if line.strip()]
+    return _clean_name(lines[-1]) if lines else None
+
+
+def core_name(company: str) -> str:
+    """A company name without its legal form: ``Netflix, Inc.`` -> ``Netflix``."""
+    name = re.sub(r"[,\s]+" + _SUFFIX + r"\s*$", "", company.strip())
+    name = re.sub(r"^(?:the)\s+", "", name, flags=re.I)
+    return name.strip(" ,.") or company.strip()
+
+
+def _named_company(head: str) -> str | None:
+    """The company named most often with its legal form, a ticker or a results headline."""
+    found = [m.group(0) for m in _NAMED.finditer(head)]
+    found += [m.group(1) for m in _HEADLINE.finditer(head[:3_000])]
+    found += [head[max(0, m.start() - 60):m.start()].split("\n")[-1].strip()
+              for m in _EXCHANGE.finditer(head)]
+    names: Counter[str] = Counter()
+    for raw in found:
+        name = _clean_name(raw)
+        if name and core_name(name).split()[0].lower() not in ("the", "our", "net", "a") \
+                and not _CHECK_BOXES.search(name):
+            names[name] += 1
+    if not names:
+        return None
+    scored = Counter({n: head.count(core_name(n)) + names[n] for n in names})
+    return scored.most_common(1)[0][0]
+
+
+def _ticker(head: str) -> str | None:
+    for pattern in (_EXCHANGE, _SYMBOL):
+        match = pattern.search(head)
+        if match and match.group(1).rstrip(".") not in _NOT_TICKERS:
+            return match.group(1).rstrip(".")
+    match = _TRADING.search(head[:_COVER_CHARS])
+    if match:
+        after = head[match.end():match.end() + 400]
+        for word in re.findall(r"(?<![\w$])([A-Z]{1,5}(?:\.[A-Z])?)(?![\w])", after):
+            if word not in _NOT_TICKERS and len(word) >= 2:
+                return word
+    return None
+
+
+def _year_end(head: str) -> tuple[int, int] | None:
+    for match in _YEAR_END.finditer(head):
+        found = parse_month_day(head[match.end():match.end() + 24])
+        if found is not None:
+            return found
+    return None
+
+
+def _dates_after(pattern: re.Pattern[str], text: str) -> list[date]:
+    """Each date printed right after a match of ``pattern``."""
+    found = []
+    for match in pattern.finditer(text):
+        after = text[match.end():match.end() + 30].lstrip()
+        day = parse_date(after) if DATE.match(after) else None
+        if day is not None:
+            found.append(day)
+    return found
+
+
+def _period_end(cover: str, head: str, form: str) -> date | None:
+    pattern, text = {"10-K": (_ANNUAL, cover), "10-Q": (_QUARTERLY, cover),
+                     "8-K": (_EVENT, cover)}.get(form, (_PERIOD_END, head[:8_000]))
+    found = _dates_after(pattern, text)
+    if not found and form == "8-K":  # the date printed above its label
+        for match in _EVENT.finditer(cover):
+            found = [d for d in map(parse_date, [cover[max(0, match.start() - 40):
+                                                       match.start()]]) if d is not None]
+    if not found:
+        return None
+    return found[0] if form in ("10-K", "10-Q", "8-K") else max(found)
+
+
+def _named_period(info: FilingInfo, top: str, year_end: tuple[int, int] | None) -> None:
+    """An earnings release's fiscal year and quarter from its headline (``fiscal 2023``)."""
+    years = re.findall(r"\b((?:19|20)\d{2})\b(?=[^.\n]{0,40}\bresults\b)", top) \
+        or _FISCAL_NAMED.findall(top)
+    if not years:
+        return
+    info.fiscal_year = int(years[0])
+    quarter = _QUARTER_NAMED.search(top)
+    if quarter:
+        info.fiscal_quarter = _ORDINALS.get((quarter.group(1) or "").lower()) \
+            or int(quarter.group(2))
+    elif _FULL_YEAR.search(top):
+        info.fiscal_quarter = 4
+    if info.fiscal_quarter == 4 and year_end is not None:
+        info.period = iso_date(date(info.fiscal_year, *year_end)) if year_end != (2, 29) \
+            else None

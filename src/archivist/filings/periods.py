@@ -1,0 +1,91 @@
+"""Dates and fiscal periods as filings print them: ``December 31, 2017``, ``FY2023``, ``Q4``.
+
+Pure functions. A fiscal year is named by the calendar year it ends in (a year ended
+June 30, 2023 is fiscal 2023; one ended January 28, 2023 is fiscal 2023 too), and its
+quarters are counted from the month after the fiscal year end.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+__all__ = [
+    "MONTHS", "fiscal_quarter", "fiscal_year_of", "iso_date", "parse_date", "parse_month_day",
+]
+
+MONTHS = {name: number for number, names in enumerate((
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+    ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+    ("october", "oct"), ("november", "nov"), ("december", "dec")), start=1) for name in names}
+
+_MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|" \
+         r"aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+DATE = re.compile(_MONTH + r"\s+(?P<day>\d{1,2})\s*,?\s*(?P<year>(?:19|20)\d{2})\b", re.I)
+MONTH_DAY = re.compile(_MONTH + r"\s+(?P<day>\d{1,2})\b", re.I)
+
+
+def parse_date(text: str) -> date | None:
+    """The first ``Month day, year`` in ``text`` as a date, or ``None``."""
+    match = DATE.search(text)
+    if not match:
+        return None
+    try:
+        return date(int(match["year"]), MONTHS[match["month"].lower().rstrip(".")],
+                    int(match["day"]))
+    except (KeyError, ValueError):
+        return None
+
+
+def parse_month_day(text: str) -> tuple[int, int] | None:
+    """The first ``Month day`` in ``text`` as ``(month, day)``, or ``None``."""
+    match = MONTH_DAY.search(text)
+    if not match:
+        return None
+    month, day = MONTHS[match["month"].lower().rstrip(".")], int(match["day"])
+    return (month, day) if 1 <= day <= 31 else None
+
+
+def iso_date(value: date) -> str:
+    """``2017-12-31``."""
+    return value.isoformat()
+
+
+def _months_after(end: tuple[int, int], day: date) -> int:
+    """Months from the last fiscal year end (month, day) to ``day``, rounded: 0 to 11."""
+    months = (day.month - end[0]) % 12 + (day.day - end[1]) / 30.5
+    return round(months) % 12
+
+
+def _year_end_in(year: int, end: tuple[int, int]) -> date:
+    day = end[1]
+    while True:
+        try:
+            return date(year, end[0], day)
+        except ValueError:  # February 29 in a common year
+            day -= 1
+
+
+def fiscal_year_of(day: date, year_end: tuple[int, int] | None) -> int:
+    """The fiscal year ``day`` falls in, for a fiscal year ending on ``year_end`` (month, day).
+
+    It is the year of the first fiscal year end on or after ``day`` (a week's slack for
+    52/53-week years); the calendar year when ``year_end`` is unknown or falls in the first
+    week of January (a 52/53-week year ending near December 31).
+    """
+    if year_end is None or year_end[0] == 1 and year_end[1] <= 7:  # 52/53 weeks near Dec 31
+        return day.year if year_end is None or day.month > 1 or day.day > 7 else day.year - 1
+    end = _year_end_in(day.year, year_end)
+    return day.year if (day - end).days <= 7 else day.year + 1
+
+
+def fiscal_quarter(day: date, year_end: tuple[int, int] | None) -> int | None:
+    """The fiscal quarter (1-4) a period ending on ``day`` closes, or ``None``.
+
+    ``None`` when ``day`` is no quarter end of a year ending on ``year_end`` (the calendar
+    year when unknown).
+    """
+    months = _months_after(year_end or (12, 31), day)
+    if months % 3:
+        return None
+    return 4 if months == 0 else months // 3

@@ -1,0 +1,171 @@
+"""A filing's income statement, balance sheet and cash-flow statement as typed tables.
+
+Pure functions over the tables found in a document (``LoadedDocument.tables``). A
+statement is known by its title in the table's caption or section (``CONSOLIDATED
+STATEMENTS OF OPERATIONS``, ``BALANCE SHEETS``, ``STATEMENTS OF CASH FLOWS``); of several
+tables with one kind of title, the one with the most rows is the statement (the selected
+data of an annual report repeats a few of its lines). Its table has the columns
+``line_item``, ``section`` (when the statement has sections), one number column per
+period named by the period (``fy2017``, ``q2023_06_30``, ``d2023_06_30``) and ``page``:
+the page each row is printed on. Values stay as printed, in the statement's ``unit``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from archivist.filings.periods import parse_date
+from archivist.types import Cell, DataTable, LoadedDocument
+
+__all__ = ["STATEMENTS", "Period", "period_of", "statement_kind", "statement_tables"]
+
+STATEMENTS = ("income_statement", "balance_sheet", "cash_flow_statement")
+_MIN_ROWS = 5
+_INCOME = re.compile(r"statements? of (?:consolidated )?(?:\w+ )?(?:income|operations|earnings"
+                     r"|loss)|income statements?|profit (?:and|&) loss", re.I)
+_COMPREHENSIVE_ONLY = re.compile(r"statements? of (?:consolidated )?comprehensive (?:income|loss)"
+                                 r"(?! and)", re.I)
+_BALANCE = re.compile(r"balance sheets?|statements? of financial (?:position|condition)", re.I)
+_CASH = re.compile(r"statements? of (?:consolidated )?cash flows?|cash flows? statements?", re.I)
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+_QUARTER = re.compile(r"\b(?:three|3)[- ]months?\b|\bquarter\b|\b13 weeks\b", re.I)
+_HALF = re.compile(r"\b(?:six|6)[- ]months?\b|\b26 weeks\b", re.I)
+_NINE = re.compile(r"\b(?:nine|9)[- ]months?\b|\b39 weeks\b", re.I)
+_ANNUAL = re.compile(r"\b(?:twelve|12)[- ]months?\b|\byears?\b|\bfiscal\b|\b5[23] weeks\b",
+                     re.I)
+
+
+@dataclass(frozen=True)
+class Period:
+    """A statement column's period: its SQL name, its last day (or year) and its length."""
+
+    name: str
+    end: date | None
+    year: int
+    months: int
+    """3, 6, 9 or 12 for a flow; 0 for a balance at a date."""
+
+
+def statement_kind(title: str) -> str | None:
+    """``income_statement``, ``balance_sheet``, ``cash_flow_statement`` or ``None``."""
+    if _CASH.search(title):
+        return "cash_flow_statement"
+    if _BALANCE.search(title):
+        return "balance_sheet"
+    if _INCOME.search(title) and not _COMPREHENSIVE_ONLY.search(title):
+        return "income_statement"
+    return None
+
+
+def period_of(label: str, context: str, balance: bool) -> Period | None:
+    """The period a column header names (``context``: the caption, for what it leaves out)."""
+    years = _YEAR.findall(label)
+    if len(years) != 1:
+        return None
+    end = parse_date(label)
+    year = int(years[0])
+    if end is None:  # "2017" under "Year ended December 31,": the date from the caption
+        found = parse_date(f"{_date_words(context)} {year}")
+        end = found if found is not None and found.year == year else None
+    if balance:
+        return Period(f"d{end:%Y_%m_%d}" if end and parse_date(label) else f"fy{year}",
+                      end, year, 0)
+    text = f"{label} {context}" if not re.search(r"month|week|year|quarter", label, re.I) \
+        else label
+    for pattern, months, prefix in ((_QUARTER, 3, "q"), (_HALF, 6, "m6_"), (_NINE, 9, "m9_")):
+        if pattern.search(text):
+            stamp = f"{end:%Y_%m_%d}" if end else str(year)
+            return Period(f"{prefix}{stamp}", end, year, months)
+    if _ANNUAL.search(text) or not re.search(r"month|week", text, re.I):
+        return Period(f"fy{year}", end, year, 12)
+    return None
+
+
+def _unique(name: str, used: set[str]) -> str:
+    """``name``, or ``name_2``... when a column of the table already has it (joins ``used``)."""
+    unique, n = name, 2
+    while unique in used:
+        unique, n = f"{name}_{n}", n + 1
+    used.add(unique)
+    return unique
+
+
+def _date_words(context: str) -> str:
+    """``December 31`` from ``Year ended December 31,`` (the first month and day named)."""
+    match = re.search(r"([A-Z][a-z]+\.?\s+\d{1,2})\s*,?", context)
+    return match.group(1) if match else ""
+
+
+def _page_texts(loaded: LoadedDocument) -> dict[int, str]:
+    pages: dict[int, list[str]] = {}
+    for span in loaded.page_spans:
+        pages.setdefault(span.page, []).append(loaded.markdown[span.start:span.end])
+    return {page: " ".join(" ".join(parts).split()) for page, parts in pages.items()}
+
+
+def _row_page(label: str, table: DataTable, texts: dict[int, str]) -> int | None:
+    """The page of the table's pages whose text holds ``label`` (its first page if none)."""
+    first, last = table.page_start, table.page_end or table.page_start
+    if first is None or last is None or first == last:
+        return first
+    words = " ".join(label.split())
+    for page in range(first, last + 1):
+        if words and words in texts.get(page, ""):
+            return page
+    return first
+
+
+def statement_tables(loaded: LoadedDocument) -> list[DataTable]:
+    """The document's statements found among its tables, each as a typed table."""
+    best: dict[str, DataTable] = {}
+    for table in loaded.tables:
+        kind = statement_kind(" ".join([table.caption, *table.heading_path[-1:]]))
+        if kind is None or len(table.rows) < _MIN_ROWS:
+            continue
+        if kind not in best or len(table.rows) > len(best[kind].rows):
+            best[kind] = table
+    texts = _page_texts(loaded)
+    out = []
+    for kind in STATEMENTS:
+        if kind in best:
+            typed = _statement(kind, best[kind], texts)
+            if typed is not None:
+                out.append(typed)
+    return out
+
+
+def _statement(kind: str, table: DataTable, texts: dict[int, str]) -> DataTable | None:
+    """``table`` as the statement's table, or ``None`` when no column names a period."""
+    balance = kind == "balance_sheet"
+    used = {"line_item", "section", "page"}
+    periods: list[tuple[int, str, str]] = []
+    for index, (label, column_kind) in enumerate(zip(table.labels, table.kinds, strict=True)):
+        if index == 0 or column_kind != "number" or table.columns[index] == "section":
+            continue
+        period = period_of(label or table.columns[index], table.caption, balance)
+        if period is not None:
+            periods.append((index, _unique(period.name, used), label))
+    if not periods:
+        return None
+    has_section = "section" in table.columns
+    section_at = table.columns.index("section") if has_section else None
+    rows: list[list[Cell]] = []
+    for row in table.rows:
+        item = row[0]
+        if item is None or not str(item).strip():
+            continue
+        values = [row[index] for index, _, _ in periods]
+        if all(v is None for v in values):
+            continue
+        section = [row[section_at]] if section_at is not None else []
+        rows.append([str(item), *section, *values, _row_page(str(item), table, texts)])
+    names = ["line_item", *(["section"] if has_section else []), *(n for _, n, _ in periods),
+             "page"]
+    labels = ["line item", *(["section"] if has_section else []), *(lb for _, _, lb in periods),
+              "page"]
+    kinds = ["text", *(["text"] if has_section else []), *(["number"] * len(periods)), "number"]
+    return DataTable(caption=table.caption, columns=names, labels=labels, kinds=kinds, rows=rows,
+                     unit=table.unit, page_start=table.page_start, page_end=table.page_end,
+                     heading_path=list(table.heading_path), name=kind)

@@ -1,0 +1,115 @@
+"""Filing metadata read from made-up cover pages and headlines, never from a file name."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from archivist.filings.cover import core_name, filing_info
+from archivist.filings.periods import fiscal_quarter, fiscal_year_of
+
+TEN_K = """#### UNITED STATES SECURITIES AND EXCHANGE COMMISSION
+**Washington, D.C. 20549**
+#### FORM 10-K
+x **ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934**
+**For the fiscal year ended January 28, 2023**
+**Commission File Number: 001-12345**
+#### Larkspur Outfitters, Inc.
+(Exact name of registrant as specified in its charter)
+|Title of each class|Trading Symbol(s)|Name of each exchange on which registered|
+|---|---|---|
+|Common Stock, $0.10 par value|LKSP|New York Stock Exchange|
+"""
+
+TEN_Q = """FORM 10-Q
+QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the quarterly period ended December 31, 2022
+Brindlewood Packaging plc
+(Exact name of registrant as specified in its charter)
+
+Our fiscal year ends on June 30. Results for interim periods are not indicative.
+"""
+
+EIGHT_K = """FORM 8-K
+CURRENT REPORT
+Pursuant to Section 13 or 15(d) of the Securities Exchange Act of 1934
+Date of Report (Date of earliest event reported): May 5, 2023
+Ostrava Beverages Corporation
+(Exact name of registrant as specified in its charter)
+"""
+
+RELEASE = """# Highlights
+**Tamarind Health reports fourth-quarter and full-year 2022 results**
+NEW BRUNSWICK - Tamarind Health Company (NYSE: TMH) today announced sales of $9.1 billion.
+Tamarind Health Company expects growth in fiscal 2023. Contact: press@tamarind.example
+The company's fiscal year ended December 31, 2022.
+"""
+
+MANUAL = """# Garden irrigation manual
+Set the valve to position two. This manual is not a filing, though our parent company's
+annual report on Form 10-K for the fiscal year ended December 31, 2021 mentions us.
+""" + "Water the beds at dawn. " * 400
+
+
+def test_a_10k_cover_gives_registrant_ticker_and_a_52_week_fiscal_year() -> None:
+    info = filing_info(TEN_K)
+    assert info is not None
+    assert (info.company, info.ticker, info.form) == ("Larkspur Outfitters, Inc.", "LKSP", "10-K")
+    assert (info.period, info.fiscal_year, info.fiscal_year_end) == ("2023-01-28", 2023, "01-28")
+    assert info.fiscal_quarter is None
+
+
+def test_a_10q_of_a_june_year_end_is_the_second_quarter_of_the_next_fiscal_year() -> None:
+    info = filing_info(TEN_Q)
+    assert info is not None
+    assert (info.company, info.form, info.period) == ("Brindlewood Packaging plc", "10-Q",
+                                                      "2022-12-31")
+    assert (info.fiscal_year, info.fiscal_quarter, info.fiscal_year_end) == (2023, 2, "06-30")
+
+
+def test_an_8k_is_dated_by_its_event() -> None:
+    info = filing_info(EIGHT_K)
+    assert info is not None
+    assert (info.company, info.form, info.period) == ("Ostrava Beverages Corporation", "8-K",
+                                                      "2023-05-05")
+
+
+def test_an_earnings_release_is_known_by_its_headline_and_names_its_company() -> None:
+    info = filing_info(RELEASE)
+    assert info is not None
+    assert (info.form, info.company, info.ticker) == ("earnings release",
+                                                      "Tamarind Health Company", "TMH")
+    assert (info.fiscal_year, info.fiscal_quarter, info.period) == (2022, 4, "2022-12-31")
+
+
+def test_a_document_that_only_mentions_a_form_later_is_no_filing() -> None:
+    assert filing_info(MANUAL) is None
+    assert filing_info("") is None
+
+
+def test_fiscal_periods_and_names() -> None:
+    assert fiscal_year_of(date(2022, 10, 29), (1, 28)) == 2023
+    assert fiscal_year_of(date(2023, 1, 28), (1, 28)) == 2023
+    assert fiscal_year_of(date(2022, 12, 31), (6, 30)) == 2023
+    assert fiscal_year_of(date(2022, 12, 31), None) == 2022
+    assert fiscal_quarter(date(2022, 10, 29), (1, 28)) == 3
+    assert fiscal_quarter(date(2023, 6, 30), (6, 30)) == 4
+    assert fiscal_quarter(date(2023, 5, 15), None) is None
+    assert core_name("Netherby Mills, Inc.") == "Netherby Mills"
+    assert core_name("Brindlewood Packaging plc") == "Brindlewood Packaging"
+
+
+def test_a_cover_without_the_registrant_line_never_names_a_check_box() -> None:
+    cover = ("FORM 10-K\nFor the fiscal year ended June 30, 2023\nLarge Accelerated Filer x\n"
+             "Smaller Reporting Company \u2610 Emerging Growth Company \u2610\n"
+             "See the definitions of Smaller Reporting Company and Emerging Growth Company; "
+             "a Smaller Reporting Company may elect. Our common stock trades under the "
+             "symbol \u201cOSTV.\u201d Ostrava Beverages Corporation makes tea.\n")
+    info = filing_info(cover)
+    assert info is not None
+    assert (info.company, info.ticker) == ("Ostrava Beverages Corporation", "OSTV")
+
+
+def test_a_52_week_year_ending_in_the_first_days_of_january_is_the_calendar_year() -> None:
+    assert fiscal_year_of(date(2023, 8, 30), (1, 1)) == 2023
+    assert fiscal_year_of(date(2023, 1, 1), (1, 1)) == 2022
+    assert fiscal_quarter(date(2023, 7, 2), (1, 1)) == 2

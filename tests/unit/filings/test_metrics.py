@@ -1,0 +1,123 @@
+"""Metrics over made-up statements: formula, figures put in, rounding, pages and SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from archivist.filings.formula import FormulaError, definition_in, parse_formula
+from archivist.filings.metrics import StatementFigures, compute, growth
+from archivist.index.table_store import TableStore
+from archivist.storage.database import Database
+from archivist.types import DataTable
+
+
+def _statement(name: str, columns: list[str], rows: list[list[object]], page: int) -> DataTable:
+    names = ["line_item", *columns, "page"]
+    return DataTable(caption=name, columns=names, labels=names,
+                     kinds=["text", *["number"] * len(columns), "number"],
+                     rows=[[*row, page] for row in rows], unit="millions",  # type: ignore[misc]
+                     page_start=page, page_end=page, name=name)
+
+
+INCOME = _statement("income_statement", ["fy2023", "fy2022"], [
+    ["Total net revenues", 5200, 4800], ["Cost of goods sold", -3100, -2950],
+    ["Operating income", 1050, 850], ["Net income", 760, 605]], 51)
+BALANCE = _statement("balance_sheet", ["d2023_01_28", "d2022_01_29"], [
+    ["Cash and cash equivalents", 640, 420], ["Accounts receivable, net", 730, 610],
+    ["Merchandise inventories", 880, 820], ["Total current assets", 2250, 1850],
+    ["Total assets", 4150, 3600], ["Accounts payable", 510, 470],
+    ["Total current liabilities", 810, 750]], 53)
+CASH = _statement("cash_flow_statement", ["fy2023", "fy2022"], [
+    ["Net income", 760, 605], ["Depreciation and amortization", 150, 140]], 55)
+
+
+@pytest.fixture
+def statements(tmp_path: Path) -> Iterator[StatementFigures]:
+    database = Database(f"sqlite:///{tmp_path / 'archivist.sqlite'}")
+    store = TableStore(database)
+    store.add("default", "doc1", [INCOME, BALANCE, CASH])
+    yield StatementFigures.of_document(store, "default", "doc1")
+    database.close()
+
+
+def test_a_standard_metric_shows_its_formula_figures_pages_and_sql(
+    statements: StatementFigures,
+) -> None:
+    dpo = compute("dpo", statements, 2023, decimals=2)
+    assert dpo.error is None
+    assert dpo.formula == "365 * average accounts payable / cost of revenue"
+    assert dpo.worked == "365 × ((510 + 470) ÷ 2) ÷ 3,100"  # a cost printed negative: its size
+    assert dpo.rounded == 57.69 and dpo.unit == "days"
+    assert [(f.line_item, f.period, f.page) for f in dpo.inputs] == [
+        ("Accounts payable", "d2023_01_28", 53), ("Accounts payable", "d2022_01_29", 53),
+        ("Cost of goods sold", "fy2023", 51)]
+    assert all(f.document_id == "doc1" for f in dpo.inputs)
+    assert dpo.sql[0] == ('SELECT line_item, "d2023_01_28", page FROM "balance_sheet" '
+                          "WHERE line_item = 'Accounts payable'")
+    assert "p. 51" in dpo.text()
+
+
+@pytest.mark.parametrize(("metric", "decimals", "expected"), [
+    ("gross_margin", 1, 40.4), ("operating_margin", 2, 20.19), ("net_margin", 3, 14.615),
+    ("dso", 0, 47), ("dio", 2, 100.08), ("working_capital", 0, 1440),
+    ("current_ratio", 2, 2.78), ("quick_ratio", 2, 1.69), ("ebitda", 0, 1200),
+    ("roa", 2, 19.61),
+])
+def test_each_standard_metric(statements: StatementFigures, metric: str, decimals: int,
+                              expected: float) -> None:
+    result = compute(metric, statements, 2023, decimals=decimals)
+    assert result.error is None, result.error
+    assert result.rounded == expected
+
+
+def test_growth_and_a_formula_the_question_defines(statements: StatementFigures) -> None:
+    assert growth("revenue", statements, 2023, decimals=2).rounded == 8.33
+    question = ("What is the FY2023 DPO? DPO is defined as: 365 * (average accounts payable "
+                "between FY2022 and FY2023) / (FY2023 COGS + change in inventory between FY2022 "
+                "and FY2023). Round your answer to two decimal places.")
+    found = definition_in(question)
+    assert found is not None
+    name, formula = found
+    assert name.endswith("DPO")
+    result = compute(formula, statements, 2023, decimals=2, metric="DPO")
+    assert result.error is None
+    assert result.worked == "365 × (((510 + 470) ÷ 2)) ÷ (3,100 + (880 - 820))"
+    assert result.rounded == 56.6
+
+
+def test_what_cannot_be_computed_says_why(statements: StatementFigures) -> None:
+    assert compute("revenue per employee * 2", statements, 2023).error == (
+        "cannot map 'revenue per employee' to a line item of the statements")
+    assert compute("dpo", statements, 2021).error == (
+        "the balance sheet has no column for fiscal 2021")
+    assert "no line item for total equity" in (compute("net income / equity", statements,
+                                                       2023).error or "")
+    empty = StatementFigures([], {})
+    assert compute("ebitda", empty, 2023).error == "no income statement was found in the filing"
+    with pytest.raises(FormulaError, match="not a complete formula"):
+        parse_formula("revenue / (cost of revenue")
+    with pytest.raises(FormulaError, match="cannot read '\\^ 2'"):
+        parse_formula("revenue ^ 2")
+
+
+def test_a_quarter_is_named_by_its_column(tmp_path: Path) -> None:
+    quarter = _statement("income_statement", ["q2023_03_31", "q2022_03_31"], [
+        ["Net sales", 1300, 1200], ["Cost of sales", 800, 760], ["Operating income", 260, 210]],
+        4)
+    balance = _statement("balance_sheet", ["d2023_03_31", "d2022_12_31"], [
+        ["Total current assets", 900, 860], ["Total current liabilities", 450, 430]], 5)
+    database = Database(f"sqlite:///{tmp_path / 'quarter.sqlite'}")
+    store = TableStore(database)
+    store.add("default", "q1", [quarter, balance])
+    figures = StatementFigures.of_document(store, "default", "q1")
+    margin = compute("operating_margin", figures, "q2023_03_31", decimals=1)
+    assert (margin.rounded, margin.inputs[0].period) == (20.0, "q2023_03_31")
+    assert growth("net sales", figures, "q2023_03_31", decimals=2).rounded == 8.33
+    ratio = compute("current_ratio", figures, "q2023_03_31")  # the balance at the quarter's end
+    assert (ratio.rounded, ratio.inputs[0].period) == (2.0, "d2023_03_31")
+    assert compute("operating_margin", figures, 2023).error == (
+        "the income statement has no column for fiscal 2023")
+    database.close()
