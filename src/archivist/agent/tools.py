@@ -20,6 +20,7 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step
 from archivist.agent.tables import label_year_columns
+from archivist.filings.scope import scope
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.types import Parent, SearchHit, document_title
 from archivist.web import WebResult
@@ -162,19 +163,33 @@ def render_kept(query: str, kept: list[Evidence], dropped: int) -> str:
     return f'{len(kept)} relevant passages for "{query}"{note}. {UNTRUSTED_NOTE}\n{blocks}'
 
 
-def within_named_document(retriever: Retriever, source: DocumentSource | None, query: str,
-                          k: int) -> list[SearchHit]:
-    """The hits of a search kept to the one document the query names by file name.
+def scoped_documents(source: DocumentSource | None, query: str) -> tuple[list[str], str]:
+    """The documents a query is about, and how it names them; ``([], "")`` for none.
 
-    "In NETFLIX_2017_10K.pdf, what ..." searches that document first; ``[]`` when the
-    query names no document (or several), or nothing in it matches: the caller then
-    searches the whole collection.
+    One document named by its file name ("In report-2021.pdf, what ..."), else the filings
+    whose own cover page names the company, ticker, form or fiscal period the query names
+    (``filings.scope``): a question on one company's 2022 10-K draws from that filing.
     """
     if source is None:
-        return []
+        return [], ""
     records = source.documents()
     name = named_document(query, [d.name for d in records])
     ids = [d.document_id for d in records if d.name == name]
+    if ids:
+        return ids, name or ""
+    ids = scope(query, records)
+    named = [d.name for d in records if d.document_id in ids]
+    return ids, ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+
+
+def within_named_document(retriever: Retriever, source: DocumentSource | None, query: str,
+                          k: int) -> list[SearchHit]:
+    """The hits of a search kept to the documents the query names (:func:`scoped_documents`).
+
+    ``[]`` when the query names none, or nothing in them matches: the caller then searches
+    the whole collection.
+    """
+    ids, name = scoped_documents(source, query)
     if not ids:
         return []
     hits = retriever.search(query, k=k, document_ids=ids)[:k]

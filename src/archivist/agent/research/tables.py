@@ -33,8 +33,9 @@ from archivist.agent.research.table_choice import (
 )
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
+from archivist.agent.tools import scoped_documents
 from archivist.agent.units import QueryEmbedder
-from archivist.index.retriever import Retriever, TableSource
+from archivist.index.retriever import DocumentSource, Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote
 from archivist.stopwords import DATE_WORDS, content_words, singular
@@ -217,7 +218,10 @@ class TablePath:
     def run(self, question: str, index: int, evidence: list[Evidence]) -> dict[str, Any]:
         """The sub-answer from a query, or ``{"table_tried": True}`` to take the text path."""
         assert self.source is not None
-        chosen = relevant_tables(question, self.source.tables(), evidence)
+        scoped, _ = scoped_documents(self.retriever if isinstance(self.retriever, DocumentSource)
+                                     else None, question)
+        tables = self.source.tables(set(scoped) if scoped else None)  # the filing named
+        chosen = relevant_tables(question, tables, evidence)
         if not chosen:
             emit_step(StepKind.TABLE_FALLBACK, "no stored table matches the question",
                       sub_question=index)
