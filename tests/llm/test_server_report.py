@@ -52,6 +52,7 @@ class Recorded:
         self.replies = replies
         self.delay = delay
         self.requests: list[tuple[str, str, dict[str, Any]]] = []
+        self.keys: list[str | None] = []  # the Authorization header of each request
         self.lock = threading.Lock()
 
 
@@ -69,6 +70,7 @@ def _handler(state: Recorded) -> type[BaseHTTPRequestHandler]:
         def _answer(self, method: str, body: dict[str, Any]) -> None:
             with state.lock:
                 state.requests.append((method, self.path, body))
+                state.keys.append(self.headers.get("Authorization"))
             time.sleep(state.delay)
             reply = state.replies.get(self.path)
             if isinstance(reply, dict) and "model" in body:  # /api/show: one reply per model
@@ -168,8 +170,14 @@ def test_a_slow_server_is_given_up_on_after_the_timeout() -> None:
         assert profile_for(_ollama(url, "qwen2.5:latest")).size == "capable"
 
 
-def test_vllm_and_lm_studio_report_the_served_model_name() -> None:
-    """vLLM lists the served model's repository as ``root``; several models need a match."""
+def test_vllm_and_lm_studio_report_the_served_model_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """vLLM lists the served model's repository as ``root``; several models need a match.
+
+    The request carries the API key the chat calls send, for a server that requires one.
+    """
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
     state = Recorded({"/v1/models": {"object": "list", "data": [
         {"id": "assistant", "object": "model", "owned_by": "vllm",
          "root": "Example/Example-Chat-1.8B-Instruct", "max_model_len": 8192},
@@ -185,6 +193,7 @@ def test_vllm_and_lm_studio_report_the_served_model_name() -> None:
         # listed among several under another name: nothing is assumed
         assert reported_size("openai", "reader", base) is None
         assert ("GET", "/v1/models", {}) in state.requests
+        assert set(state.keys) == {"Bearer sk-local"}
 
 
 def test_the_agent_step_names_what_decided_the_profile(ollama: tuple[Recorded, str]) -> None:

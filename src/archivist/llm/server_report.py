@@ -10,6 +10,7 @@ down or reports no size gives ``None``, and the caller falls back to the configu
 from __future__ import annotations
 
 import logging
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -95,7 +96,10 @@ def _ollama_size(base: str, model: str) -> ReportedSize | None:
 
 def _openai_size(base: str, model: str) -> ReportedSize | None:
     url = f"{base}/models"
-    entry = _served_entry(_json(httpx.get(url, timeout=REPORT_TIMEOUT_S)).get("data"), model)
+    key = os.environ.get("OPENAI_API_KEY")  # the key the chat calls send to this server
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    reply = _json(httpx.get(url, headers=headers, timeout=REPORT_TIMEOUT_S))
+    entry = _served_entry(reply.get("data"), model)
     if entry is None:
         return None
     meta = entry.get("meta")
