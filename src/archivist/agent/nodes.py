@@ -36,7 +36,7 @@ from archivist.agent.research.state import ResearchInput
 from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import StepKind, emit_step, message_text, report_step, timed
-from archivist.agent.strategy import StrategyChoice, choose_strategy
+from archivist.agent.strategy import StrategyChoice, choose_strategy, profile_note
 from archivist.agent.units import QueryEmbedder
 from archivist.agent.verifier import model_verifier
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
@@ -92,6 +92,7 @@ class ConversationNodes:
                                           max_tokens=policy.budgets.analysis_tokens)
         self.web_enabled = web_enabled
         self.strategy = strategy or choose_strategy(settings)
+        self.profile_note = profile_note(settings, policy.name)
         self.memory_turns = settings.agent.memory_turns
         self.summary_words = max(50, settings.agent.memory_summary_tokens * 3 // 4)
         self.max_sub_questions = settings.agent.max_sub_questions
@@ -145,6 +146,7 @@ class ConversationNodes:
         rounds = state.clarification_rounds
         if not rounds:
             emit_step(StepKind.STRATEGY, self.strategy.name, reason=self.strategy.reason)
+            emit_step(StepKind.PROFILE, self.profile_note)
         if parsed.instructions:
             emit_step(StepKind.INSTRUCTIONS, f"{len(parsed.instructions)} instructions set "
                       "apart from the question", items=parsed.instructions)

@@ -22,6 +22,7 @@ class StepKind(StrEnum):
 
     # the question
     STRATEGY = "strategy"
+    PROFILE = "profile"  # the model's profile (small / capable) and what decided it
     DEPTH = "depth"
     MEMORY = "memory"
     ROUTE = "route"

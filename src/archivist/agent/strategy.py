@@ -49,3 +49,16 @@ def choose_strategy(settings: Settings) -> StrategyChoice:
     if supports_tool_calling(settings):
         return StrategyChoice("tools", f"auto: {model} calls tools dependably")
     return StrategyChoice("pipeline", f"auto: {model} has no dependable tool calling")
+
+
+def profile_note(settings: Settings, policy_name: str) -> str:
+    """The ``profile`` step's text: the policy in use and what decided it.
+
+    A policy given to the graph directly, not the one the settings derive, says so.
+    """
+    from archivist.llm.capabilities import profile_for
+
+    profile = profile_for(settings)
+    if profile.size != policy_name:
+        return f"{policy_name} (given to the agent directly)"
+    return f"{policy_name} ({profile.size_from})"

@@ -7,10 +7,10 @@ The agent never inspects a model's class to decide how to talk to it; it reads t
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from archivist.llm.server_report import reported_size, stated_billions
 from archivist.llm.spec import llm_spec_for, parse_llm_spec
 
 if TYPE_CHECKING:
@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 StructuredMethod = Literal["native", "prompted"]
 #: ``small``: a model that needs the small-model checks of the agent's policy (the
-#: ``local`` provider's 0.5B/1.5B, Ollama tags under 7B); ``capable``: one that does not.
+#: ``local`` provider's 0.5B/1.5B, served models under 7B); ``capable``: one that does not.
 SizeClass = Literal["small", "capable"]
-#: The smallest Ollama model (billions of parameters) treated as capable.
+#: The smallest model (billions of parameters) treated as capable.
 CAPABLE_BILLIONS = 7.0
 
 #: Ollama model families that call tools reliably, with the smallest size (billions of
@@ -34,8 +34,6 @@ _OLLAMA_TOOL_FAMILIES: dict[str, float] = {
     "gpt-oss": 0.0,
 }
 
-_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)b(?![a-z])", re.IGNORECASE)
-
 
 @dataclass(frozen=True, kw_only=True)
 class ModelProfile:
@@ -48,13 +46,15 @@ class ModelProfile:
     ``tool_calling``: whether the model is trusted with native tool calling.
     ``parallel_slots``: how many requests it serves at once (``None``: no known limit,
     as for cloud APIs; local servers default to 1).
-    ``size``: which checks the agent's policy applies (see ``archivist.agent.policy``).
+    ``size``: which checks the agent's policy applies (see ``archivist.agent.policy``);
+    ``size_from``: what decided it, as shown in the agent's steps.
     """
 
     structured: StructuredMethod = "native"
     tool_calling: bool = True
     parallel_slots: int | None = None
     size: SizeClass = "capable"
+    size_from: str = field(default="", compare=False)
 
     @property
     def small(self) -> bool:
@@ -71,44 +71,73 @@ DEFAULT_PROFILE = ModelProfile()
 
 
 def profile_for(settings: Settings, role: str = "answer") -> ModelProfile:
-    """The capability profile of the model ``role`` uses, from the settings alone.
+    """The capability profile of the model ``role`` uses.
 
-    The ``policy`` setting (``small`` / ``capable``) overrides the size class derived here.
+    The size class comes from, in order: the ``policy`` setting (``small`` / ``capable``);
+    the size an ``openai`` (custom server) or ``ollama`` server reports for the model
+    (:mod:`archivist.llm.server_report`); the size the model's name states.
     """
-    profile = _derived_profile(settings, role)
     forced = settings.agent.policy
-    if forced in ("small", "capable") and forced != profile.size:
-        return replace(profile, size=forced)  # type: ignore[arg-type]
-    return profile
+    if forced in ("small", "capable"):
+        profile = _derived_profile(settings, role, ask_server=False)
+        return replace(profile, size=forced, size_from=f"set by policy={forced}")
+    return _derived_profile(settings, role, ask_server=True)
 
 
-def _derived_profile(settings: Settings, role: str) -> ModelProfile:
+def describe_profile(settings: Settings, role: str = "answer") -> str:
+    """One line on the profile ``role``'s model gets and why: ``"small (...)"``."""
+    profile = profile_for(settings, role)
+    return f"{profile.size} ({profile.size_from})"
+
+
+def _derived_profile(settings: Settings, role: str, *, ask_server: bool) -> ModelProfile:
     provider, model = parse_llm_spec(llm_spec_for(settings, role))
-    if provider in ("scripted", "anthropic", "google_genai"):
-        return ModelProfile()
+    if provider == "scripted":
+        return ModelProfile(size_from="the scripted test model")
+    if provider in ("anthropic", "google_genai"):
+        return ModelProfile(size_from=f"a hosted {provider} model")
     if provider == "local":
         return ModelProfile(
             structured=LOCAL_STRUCTURED, tool_calling=False,
             parallel_slots=settings.llm.local_parallel, size="small",
+            size_from="the local provider runs small models",
         )
     if provider == "openai":
         base = settings.llm.openai_base_url or ""
         if not base:
-            return ModelProfile()
+            return ModelProfile(size_from="OpenAI's API")
         if "api.openai.com" in base:  # named explicitly: whether tools work is not assumed
-            return ModelProfile(tool_calling=False)
+            return ModelProfile(tool_calling=False, size_from="OpenAI's API")
+        size, size_from = _served_size(provider, model, base, size_class(model, "capable"),
+                                       ask_server=ask_server)
         return ModelProfile(structured="prompted", tool_calling=False, parallel_slots=1,
-                            size=size_class(model, default="capable"))
+                            size=size, size_from=size_from)
+    size, size_from = _served_size(provider, model, settings.llm.ollama_base_url,
+                                   ollama_size_class(model), ask_server=ask_server)
     return ModelProfile(tool_calling=ollama_calls_tools(model), parallel_slots=1,
-                        size=ollama_size_class(model))
+                        size=size, size_from=size_from)
+
+
+def _served_size(
+    provider: str, model: str, base_url: str, by_name: SizeClass, *, ask_server: bool
+) -> tuple[SizeClass, str]:
+    """The size class the server reports for ``model``, else ``by_name``; and its source."""
+    reported = reported_size(provider, model, base_url) if ask_server else None
+    if reported is not None:
+        size: SizeClass = "small" if reported.billions < CAPABLE_BILLIONS else "capable"
+        return size, reported.describe()
+    stated = stated_billions(model.partition(":")[2] if provider == "ollama" else model)
+    if stated is None:
+        return by_name, "no size reported by the server or stated in the name"
+    return by_name, f"the name states {stated:g}B"
 
 
 def size_class(model: str, default: SizeClass) -> SizeClass:
     """``small`` when the model name states a size under 7B, else ``default``."""
-    size = _SIZE.search(model.lower().rsplit("/", 1)[-1])
-    if size is None:
+    billions = stated_billions(model)
+    if billions is None:
         return default
-    return "small" if float(size.group(1)) < CAPABLE_BILLIONS else "capable"
+    return "small" if billions < CAPABLE_BILLIONS else "capable"
 
 
 def ollama_size_class(model: str) -> SizeClass:
@@ -148,5 +177,5 @@ def ollama_calls_tools(model: str) -> bool:
     minimum = _OLLAMA_TOOL_FAMILIES.get(family)
     if minimum is None:
         return False
-    size = _SIZE.search(tag)
-    return size is None or float(size.group(1)) >= minimum
+    billions = stated_billions(tag)
+    return billions is None or billions >= minimum

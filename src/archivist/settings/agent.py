@@ -19,7 +19,8 @@ class AgentSettings(BaseModel):
     )
     policy: Literal["auto", "small", "capable"] = Field(
         default="auto", description="Small-model checks (small) or none (capable); auto: "
-        "small for the local provider and models under 7B.")
+        "small for the local provider and models under 7B (the size their server reports, "
+        "else the one their name states).")
 
     # --- budgets -------------------------------------------------------------------
     max_tool_calls: int = Field(default=8, ge=1, description="Tool calls per sub-question.")

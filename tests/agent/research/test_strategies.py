@@ -68,6 +68,7 @@ def test_auto_picks_pipeline_for_a_custom_openai_server_and_says_so(service_for)
     events = run(service, "How do I install PostgreSQL?")
     (chosen,) = steps(events, "strategy")
     assert chosen["detail"] == "pipeline"
+    assert steps(events, "profile")[0]["detail"] == "capable (set by policy=capable)"
     assert "auto" in chosen["reason"] and "no dependable tool calling" in chosen["reason"]
     assert not any("search_documents" in c.tools for c in llm.calls)
 

@@ -123,6 +123,7 @@ def register(app: typer.Typer) -> None:
         from archivist.app.api.auth import key_checker
         from archivist.application import Application
         from archivist.llm import describe_llm
+        from archivist.llm.capabilities import describe_profile
         from archivist.llm.spec import llm_is_set
 
         quiet_libraries()
@@ -147,7 +148,8 @@ def register(app: typer.Typer) -> None:
         shown = f"[{settings.server.host}]" if ":" in settings.server.host else settings.server.host
         url = f"http://{shown}:{bound_port}"
         console.print(f"Archivist listening on {url}  (web UI {url}/ui · API docs {url}/docs)")
-        console.print(f"answers with the {describe_llm(settings)}")
+        console.print(f"answers with the {describe_llm(settings)}; "
+                      f"profile {describe_profile(settings)}")
         if not llm_is_set(settings) and not settings.llm.model.startswith("local"):
             err_console.print(
                 "[yellow]note:[/yellow] no local model is fetched; `archivist model fetch` "
