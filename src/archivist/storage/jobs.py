@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, exists, or_, select, update
 
 from archivist.storage.database import Database
 from archivist.storage.schema import jobs
@@ -97,17 +97,25 @@ class JobQueue:
     def claim(self) -> JobRow | None:
         """The oldest queued job, or a running one whose lease ran out, now this worker's.
 
+        A job whose owner already has a job running in its collection waits for it: one
+        owner's jobs take one worker at a time, and the other workers serve other owners.
+
         A job claimed :data:`MAX_ATTEMPTS` times already is marked failed instead.
         """
+        busy = jobs.alias("busy")
         while True:
             now = time.time()
             with self.database.transaction() as conn:
                 found = conn.execute(
                     select(jobs).where(or_(
                         jobs.c.status == "queued",
-                        and_(jobs.c.status == "running", jobs.c.lease_until < now)))
+                        and_(jobs.c.status == "running", jobs.c.lease_until < now)),
+                        ~exists().where(busy.c.status == "running",
+                                        busy.c.lease_until >= now,
+                                        busy.c.collection == jobs.c.collection,
+                                        busy.c.document_owner == jobs.c.document_owner))
                     .order_by(jobs.c.created_at).limit(1)
-                    .with_for_update(skip_locked=True)
+                    .with_for_update(of=jobs, skip_locked=True)
                 ).first()
                 if found is None:
                     return None
