@@ -8,21 +8,33 @@ from archivist.storage import Database
 from archivist.storage.jobs import MAX_ATTEMPTS, JobQueue
 
 
-def _submit(queue: JobQueue, job_id: str) -> None:
-    queue.submit(job_id, "key:a", "default", "key:a", [f"/staging/{job_id}/a.md"],
+def _submit(queue: JobQueue, job_id: str, owner: str = "key:a") -> None:
+    queue.submit(job_id, owner, "default", owner, [f"/staging/{job_id}/a.md"],
                  {"results": []})
 
 
 def test_each_job_is_claimed_by_one_worker_oldest_first(database: Database) -> None:
     first, second = JobQueue(database, "w1", 30), JobQueue(database, "w2", 30)
     _submit(first, "j1")
-    _submit(first, "j2")
+    _submit(first, "j2", "key:b")
     claimed = [first.claim(), second.claim(), first.claim()]
     assert [(c.job_id, c.worker) for c in claimed if c] == [("j1", "w1"), ("j2", "w2")]
     assert claimed[2] is None  # nothing left: a running job under a live lease stays put
     assert second.renew("j2", {"stage": "embedding"})
     assert not first.renew("j2")  # not w1's lease
     assert second.get("j2").progress == {"stage": "embedding"}
+
+
+def test_an_owners_jobs_run_one_at_a_time_and_others_go_first(database: Database) -> None:
+    first, second = JobQueue(database, "w1", 30), JobQueue(database, "w2", 30)
+    _submit(first, "big")
+    _submit(first, "next")  # the same owner's: waits for "big"
+    _submit(first, "small", "key:b")  # submitted last, claimed before "next"
+    assert first.claim().job_id == "big"
+    assert second.claim().job_id == "small"
+    assert second.claim() is None
+    first.finish("big", "done", {"status": "done"})
+    assert second.claim().job_id == "next"
 
 
 def test_a_dead_workers_job_is_taken_over_when_its_lease_runs_out(database: Database) -> None:
