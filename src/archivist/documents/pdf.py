@@ -185,6 +185,7 @@ def _to_page_chunks(
             options: dict[str, Any] = {"use_ocr": False}
         else:
             options = {"hdr_info": pymupdf4llm.IdentifyHeaders(doc)}
+        _settle_document(doc)
         for start in range(0, len(pages), PAGE_STEP):
             chunks += pymupdf4llm.to_markdown(doc, pages=pages[start:start + PAGE_STEP],
                                               page_chunks=True, show_progress=False, **options)
@@ -192,6 +193,21 @@ def _to_page_chunks(
     except Exception as exc:
         raise LoadError(f"{path}: could not convert PDF to Markdown ({_short(exc)})") from None
     return chunks
+
+
+def _settle_document(doc: Any) -> None:
+    """Do once what pymupdf4llm does per call over the whole document, so a step costs its pages.
+
+    Each ``to_markdown`` call bakes annotations and form fields into the page content
+    (checking every page for them) and reads the outline; over a file's steps that made
+    converting take time quadratic in its page count. The annotations are baked here, once,
+    and the document then answers those two questions from what is known.
+    """
+    if doc.is_form_pdf or (doc.is_pdf and doc.has_annots()):
+        doc.bake()
+    outline = doc.get_toc()
+    doc.has_annots = lambda: False  # baked: none left
+    doc.get_toc = lambda simple=True: outline if simple else doc.__class__.get_toc(doc, simple)
 
 
 def _pymupdf4llm(layout: bool) -> Any:
