@@ -185,7 +185,7 @@ def _to_page_chunks(
             options: dict[str, Any] = {"use_ocr": False}
         else:
             options = {"hdr_info": pymupdf4llm.IdentifyHeaders(doc)}
-        _settle_document(doc)
+        _settle_document(path, doc)
         for start in range(0, len(pages), PAGE_STEP):
             chunks += pymupdf4llm.to_markdown(doc, pages=pages[start:start + PAGE_STEP],
                                               page_chunks=True, show_progress=False, **options)
@@ -195,17 +195,23 @@ def _to_page_chunks(
     return chunks
 
 
-def _settle_document(doc: Any) -> None:
+def _settle_document(path: Path, doc: Any) -> None:
     """Do once what pymupdf4llm does per call over the whole document, so a step costs its pages.
 
     Each ``to_markdown`` call bakes annotations and form fields into the page content
     (checking every page for them) and reads the outline; over a file's steps that made
     converting take time quadratic in its page count. The annotations are baked here, once,
-    and the document then answers those two questions from what is known.
+    and the document then answers those two questions from what is known. An outline
+    nested too deeply to read (PyMuPDF reads it recursively) is dropped, and the text kept.
     """
     if doc.is_form_pdf or (doc.is_pdf and doc.has_annots()):
         doc.bake()
-    outline = doc.get_toc()
+    try:
+        outline = doc.get_toc()
+    except RecursionError:
+        log.warning("%s: its outline is nested too deeply to read; the text is indexed "
+                    "without it", path)
+        outline = []
     doc.has_annots = lambda: False  # baked: none left
     doc.get_toc = lambda simple=True: outline if simple else doc.__class__.get_toc(doc, simple)
 
