@@ -28,7 +28,9 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _BLANK_RUNS = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
 _ATX_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_DROPPED_HTML_TAGS = ["script", "style", "noscript", "template"]
+_DROPPED_HTML_TAGS = ["script", "style", "noscript", "template", "svg", "object", "embed"]
+_DATA_URI = re.compile(r"\bdata:[^,\s\"'<>()]{0,200},[^\s\"'<>()]*", re.IGNORECASE)
+"""An inline payload (``data:image/png;base64,...``): bytes, not text; dropped."""
 
 
 def load_file(
@@ -83,10 +85,11 @@ def _load(
         raise LoadError(f"{path}: not text (it contains NUL bytes)")
     if not text.strip():
         raise LoadError(f"{path}: empty file")
-    if suffix in (".html", ".htm"):
-        return _load_html(path, text)
     if suffix in SHEET_SUFFIXES:
         return load_sheet_file(path, data, text)
+    text = _DATA_URI.sub("", text)
+    if suffix in (".html", ".htm"):
+        return _load_html(path, text)
     title = path.stem if suffix == ".txt" else markdown_title(text, path.stem)
     return LoadedDocument(path=str(path), markdown=text, title=title)
 
