@@ -7,6 +7,7 @@ browser's local storage).
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import re
@@ -60,7 +61,15 @@ class UiConversations:
         self.store = store
         self.registry = registry
         self.turns = turns
-        self.export_dir = Path(tempfile.mkdtemp(prefix="archivist-exports-"))
+        self._export_dir: Path | None = None
+
+    @property
+    def export_dir(self) -> Path:
+        """This process's folder of exports: made at the first export, removed at exit."""
+        if self._export_dir is None:
+            self._export_dir = Path(tempfile.mkdtemp(prefix="archivist-exports-"))
+            atexit.register(shutil.rmtree, self._export_dir, ignore_errors=True)
+        return self._export_dir
 
     def choices(self, owner: str) -> list[tuple[str, str]]:
         """``(title, thread_id)`` of the owner's conversations, newest first."""
