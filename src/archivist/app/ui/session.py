@@ -65,7 +65,7 @@ class UiConversations:
 
     @property
     def export_dir(self) -> Path:
-        """This process's folder of exports: made at the first export, removed at exit."""
+        """The folder of the process's exports: made at the first export, removed at exit."""
         if self._export_dir is None:
             self._export_dir = Path(tempfile.mkdtemp(prefix="archivist-exports-"))
             atexit.register(shutil.rmtree, self._export_dir, ignore_errors=True)
