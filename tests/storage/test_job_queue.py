@@ -37,6 +37,20 @@ def test_an_owners_jobs_run_one_at_a_time_and_others_go_first(database: Database
     assert second.claim().job_id == "next"
 
 
+def test_keys_take_turns_on_one_worker(database: Database) -> None:
+    worker = JobQueue(database, "w1", 30)
+    for job_id in ("a1", "a2", "a3"):
+        _submit(worker, job_id)
+    _submit(worker, "b1", "key:b")  # after all of a's, but b has not been served yet
+    _submit(worker, "b2", "key:b")
+    order = []
+    while (row := worker.claim()) is not None:
+        order.append(row.job_id)
+        time.sleep(0.01)  # the finish times tell the keys apart
+        worker.finish(row.job_id, "done", {"status": "done"})
+    assert order == ["a1", "b1", "a2", "b2", "a3"]
+
+
 def test_a_dead_workers_job_is_taken_over_when_its_lease_runs_out(database: Database) -> None:
     dying, alive = JobQueue(database, "dying", 0.3), JobQueue(database, "alive", 30)
     _submit(dying, "j1")
