@@ -48,22 +48,24 @@ def test_concurrent_uploads_under_one_name_report_what_is_stored(
                  LISTENING) as server:
         auth = {"Authorization": f"Bearer {KEYS['alice']}"}
         for attempt in range(2):  # twice: the second time every upload replaces a stored version
+            rounds = range(attempt * ROUNDS, (attempt + 1) * ROUNDS)  # new content each time
             with ThreadPoolExecutor(max_workers=ROUNDS) as pool:
-                jobs = list(pool.map(lambda i: _upload(server.url, i), range(ROUNDS)))
+                jobs = list(pool.map(lambda i: _upload(server.url, i), rounds))
             outcomes = [j["results"][0]["outcome"] for j in jobs]
             listed = httpx.get(f"{server.url}/v1/documents", headers=auth, timeout=30).json()
             stored = [d for d in listed["documents"] if d["name"] == "notes.md"]
             assert len(stored) == 1, (outcomes, stored)
-            reported = {j["results"][0]["document_id"]: i for i, j in enumerate(jobs)}
+            reported = {j["results"][0]["document_id"]: i for i, j in zip(rounds, jobs,
+                                                                          strict=True)}
             assert stored[0]["document_id"] in reported, (outcomes, stored)
             kept = reported[stored[0]["document_id"]]
-            files = [p for p in (server.data_dir / "uploads").rglob("notes.md")]
+            files = list((server.data_dir / "uploads").rglob("notes.md"))
             assert [p.read_text() for p in files] == [_version(kept)], outcomes
             hits = httpx.get(f"{server.url}/v1/search", headers=auth, timeout=60,
                              params={"query": "relief valve marker word", "k": 10}).json()
             texts = " ".join(h["text"] for h in hits["hits"])
             assert f"zq{kept}x{kept}" in texts
-            assert all(f"zq{i}x{i}" not in texts for i in range(ROUNDS) if i != kept), texts
+            assert all(f"zq{i}x{i}" not in texts for i in range(2 * ROUNDS) if i != kept), texts
             # one outcome per upload, in the order they ran: each replaced the one before
             first = ["added"] if attempt == 0 else []
             assert sorted(outcomes) == first + ["replaced"] * (ROUNDS - len(first)), outcomes
