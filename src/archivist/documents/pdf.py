@@ -89,7 +89,7 @@ def load_pdf(
             report(len(chunks))
         ocr_seconds = time.perf_counter() - started
         chunks.sort(key=lambda chunk: _page_number(chunk, 0))
-        outline = [(int(e[0]), str(e[1]), int(e[2])) for e in doc.get_toc(simple=True)]
+        outline = [(int(e[0]), str(e[1]), int(e[2])) for e in _read_outline(path, doc)]
         tables = _tables(path, doc, text_pages)
         title = str((doc.metadata or {}).get("title") or "").strip() or path.stem
 
@@ -206,14 +206,19 @@ def _settle_document(path: Path, doc: Any) -> None:
     """
     if doc.is_form_pdf or (doc.is_pdf and doc.has_annots()):
         doc.bake()
+    outline = _read_outline(path, doc)
+    doc.has_annots = lambda: False  # baked: none left
+    doc.get_toc = lambda simple=True: outline if simple else doc.__class__.get_toc(doc, simple)
+
+
+def _read_outline(path: Path, doc: Any) -> list[Any]:
+    """The document's outline, or none when it is nested too deeply for PyMuPDF to read."""
     try:
-        outline = doc.get_toc()
+        return list(doc.get_toc())
     except RecursionError:
         log.warning("%s: its outline is nested too deeply to read; the text is indexed "
                     "without it", path)
-        outline = []
-    doc.has_annots = lambda: False  # baked: none left
-    doc.get_toc = lambda simple=True: outline if simple else doc.__class__.get_toc(doc, simple)
+        return []
 
 
 def _pymupdf4llm(layout: bool) -> Any:
