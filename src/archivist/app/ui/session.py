@@ -165,9 +165,16 @@ def quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in lines)
 
 
-def stage_files(files: list[str], staging: Path, staged: list[Path]) -> list[str]:
-    """Copy the supported files into ``staging`` (appended to ``staged``); lines for the rest."""
+def stage_files(files: list[str], staging: Path, staged: list[Path],
+                max_files: int | None = None) -> list[str]:
+    """Copy the supported files into ``staging`` (appended to ``staged``); lines for the rest.
+
+    More than ``max_files`` files are refused whole, with one line saying the limit.
+    """
     lines = []
+    if max_files is not None and len(files) > max_files:
+        shutil.rmtree(staging, ignore_errors=True)
+        return [f"- refused: an upload holds at most {max_files:,} files ({len(files):,} chosen)"]
     for file in files:
         filename = safe_name(Path(file).name)
         if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:
