@@ -71,6 +71,7 @@ class IngestPipeline:
         self.layout = settings.index.pdf_layout
         self.workers = settings.index.ingest_workers
         self.entity_graph = settings.index.entity_graph
+        self.max_pdf_pages = settings.index.max_pdf_pages
 
     def files(
         self,
@@ -84,6 +85,7 @@ class IngestPipeline:
             self.store.prepare_collection(name)
             ingestor = Ingestor(self.store, name, self.sizes, self.ocr, self.workers, self.layout)
             ingestor.contextualizer = self.contextualizer
+            ingestor.max_pdf_pages = self.max_pdf_pages
             ingestor.run([Path(p) for p in paths], progress)
             return self._graph(name, ingestor.reported())
 
@@ -140,6 +142,7 @@ class Ingestor:
         self._deferred: set[str] = set()
         self.contextualizer: Contextualizer | None = None
         self.context_stats = ContextStats()
+        self.max_pdf_pages = 0  # 0: no limit
 
     def reported(self) -> IngestReport:
         """The report, with what contextualizing cost when it is on."""
@@ -222,7 +225,10 @@ class Ingestor:
         if known is not None:
             return FileResult(str(path), IngestOutcome.UNCHANGED, document_id)
         previous = [d for d in self.catalog.documents(self.collection) if d.path == abs_path]
-        return ConversionJob.of(path, data, digest, abs_path, previous)
+        job = ConversionJob.of(path, data, digest, abs_path, previous)
+        if (too_long := job.over_limit(self.max_pdf_pages)) is not None:
+            return FileResult(str(path), IngestOutcome.FAILED, document_id, reason=too_long)
+        return job
 
     def _convert(self, job: ConversionJob, future: Future[LoadedDocument] | None) -> LoadedDocument:
         """The converted file: from the pool when it went there, else converted here."""
@@ -349,13 +355,8 @@ class Ingestor:
         for record, chunked, previous in batch:
             n = len(chunked.children)
             try:
-                self._index(
-                    record,
-                    chunked,
-                    previous,
-                    dense[offset : offset + n],
-                    sparse[offset : offset + n],
-                )
+                self._index(record, chunked, previous, dense[offset : offset + n],
+                            sparse[offset : offset + n])
             except BaseException:
                 self._rollback(record.document_id)
                 raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,8 @@ def test_a_hostile_table_name_is_only_a_name(store: TableStore) -> None:
         ("PRAGMA query_only = OFF", "only SELECT"),
         ("ATTACH DATABASE 'x.db' AS x", "only SELECT"),
         ("SELECT load_extension('evil')", "not authorized"),
-        ("SELECT randomblob(5000000)", "too big"),
+        ("WITH RECURSIVE s(v) AS (SELECT 'a' UNION ALL SELECT v||v FROM s LIMIT 20) "
+         "SELECT max(length(v)) FROM s", "too big"),
         ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
          "SELECT count(*) FROM n", "longer than"),
         ("", "empty"),
@@ -96,6 +98,54 @@ def test_anything_but_one_select_over_the_tables_is_refused(
         _run(store, tables, query, seconds=0.3)
     again = _run(store, tables, "SELECT count(*) FROM revenue")
     assert again.rows == [[5]]
+
+
+_DOUBLING = "WITH RECURSIVE s(v) AS (SELECT 'a' UNION ALL SELECT v||v FROM s LIMIT 15), "
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("SELECT " + ", ".join(["printf('%.*c', 2147483647, 'x')"] * 4) + " FROM revenue",
+         "not authorized to use function: printf"),
+        ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 300) SELECT "
+         + ", ".join(["zeroblob(999999)"] * 40) + ", 1 FROM c", "function: zeroblob"),
+        ("SELECT randomblob(999999), hex(segment), quote(segment), char(65) FROM revenue",
+         "function: randomblob"),
+        # values built by doubling, then many of them per row: the result's byte budget
+        (_DOUBLING + "c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 300) SELECT "
+         + ", ".join(["v"] * 40) + " FROM c, s WHERE length(v) = 16384", "larger than 2,000,000"),
+        # a quadratic function on the longest values allowed, 99 times a row: the time limit
+        (_DOUBLING + "b(v) AS (SELECT v FROM s WHERE length(v) = 16384), "
+         "c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 300) SELECT "
+         + ", ".join(["instr(v, substr(v, 1, 8000)||'b')"] * 99) + " FROM b, c",
+         "longer than"),
+        (_DOUBLING + "b(v) AS (SELECT v FROM s WHERE length(v) = 16384) SELECT "
+         + ", ".join(["v LIKE '%" + "a%" * 60 + "b'"] * 9) + " FROM b, revenue",
+         "pattern too complex"),
+        ("SELECT " + ", ".join(["1"] * 150), "too many columns"),
+    ],
+)
+def test_a_hostile_query_ends_within_its_limits(store: TableStore, query: str, reason: str) -> None:
+    tables = store.tables("default", {"doc1"})
+    started = time.perf_counter()
+    with pytest.raises(SqlError, match=reason):
+        _run(store, tables, query, seconds=0.5)
+    assert time.perf_counter() - started < 2.0
+
+
+def test_the_allowed_functions_answer_table_questions(store: TableStore) -> None:
+    tables = store.tables("default", {"doc1"})
+    result = _run(store, tables,
+                  "SELECT upper(substr(segment, 1, 3)), round(y2017 * 1.0 / y2016, 2), "
+                  "replace(segment, 'a', 'A'), strftime('%Y', '2017-06-30'), "
+                  "rank() OVER (ORDER BY y2017 DESC) FROM revenue WHERE segment LIKE '%o%' "
+                  "ORDER BY 5 LIMIT 2")
+    assert result.rows == [["DOM", 1.21, "Domestic", "2017", 1],
+                           ["INT", 1.58, "InternAtionAl", "2017", 2]]
+    total = _run(store, tables, "SELECT sum(y2017), group_concat(segment, '|') FROM revenue "
+                 "WHERE y2017 > 1000")
+    assert total.rows == [[11242216, "Domestic|International"]]
 
 
 def test_the_row_limit_truncates(store: TableStore) -> None:

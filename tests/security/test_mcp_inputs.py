@@ -19,13 +19,13 @@ from archivist.app.limits import QUERY_MAX_CHARS
 class McpProcess:
     """``python -m archivist.app.mcp.server`` spoken to line by line."""
 
-    def __init__(self, data_dir: Path, config: Path) -> None:
+    def __init__(self, data_dir: Path, config: Path, stderr: Any = subprocess.DEVNULL) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
         env.update(ARCHIVIST_DATA_DIR=str(data_dir), ARCHIVIST_CONFIG=str(config),
                    ARCHIVIST_LLM__MODEL="scripted", HF_HUB_OFFLINE="1")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "archivist.app.mcp.server"], env=env, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
         )
 
     def send(self, line: str) -> None:
@@ -83,3 +83,29 @@ def test_an_oversize_query_is_refused_at_once(mcp: McpProcess, figure) -> None:
     assert str(QUERY_MAX_CHARS) in text
     assert seconds < 30
     figure(f"MCP 5 MB query: refused as a tool error in {seconds:.1f} s")
+
+
+def test_a_collection_name_that_climbs_out_is_a_clear_tool_error(tmp_path: Path) -> None:
+    (tmp_path / "empty.toml").write_text("")
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as stderr:
+        mcp = McpProcess(tmp_path / "data", tmp_path / "empty.toml", stderr=stderr)
+        try:
+            mcp.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                          "clientInfo": {"name": "attacker", "version": "1"}})
+            assert "result" in mcp.reply()
+            mcp.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            calls = {"search_documents": {"query": "pump"}, "ask": {"question": "pump?"},
+                     "list_documents": {}}
+            for n, (tool, arguments) in enumerate(calls.items(), start=2):
+                mcp.request(n, "tools/call", {"name": tool, "arguments": {
+                    **arguments, "collection": "../../etc"}})
+                answer = mcp.reply()
+                result = answer.get("result") or {}
+                text = " ".join(c.get("text", "") for c in result.get("content", []))
+                assert result.get("isError"), (tool, answer)
+                assert "collection" in text and "../../etc" in text, (tool, text)
+        finally:
+            mcp.process.kill()
+            mcp.process.wait(timeout=20)
+    assert "Traceback" not in log.read_text(), log.read_text()[-2000:]

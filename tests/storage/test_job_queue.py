@@ -8,21 +8,47 @@ from archivist.storage import Database
 from archivist.storage.jobs import MAX_ATTEMPTS, JobQueue
 
 
-def _submit(queue: JobQueue, job_id: str) -> None:
-    queue.submit(job_id, "key:a", "default", "key:a", [f"/staging/{job_id}/a.md"],
+def _submit(queue: JobQueue, job_id: str, owner: str = "key:a") -> None:
+    queue.submit(job_id, owner, "default", owner, [f"/staging/{job_id}/a.md"],
                  {"results": []})
 
 
 def test_each_job_is_claimed_by_one_worker_oldest_first(database: Database) -> None:
     first, second = JobQueue(database, "w1", 30), JobQueue(database, "w2", 30)
     _submit(first, "j1")
-    _submit(first, "j2")
+    _submit(first, "j2", "key:b")
     claimed = [first.claim(), second.claim(), first.claim()]
     assert [(c.job_id, c.worker) for c in claimed if c] == [("j1", "w1"), ("j2", "w2")]
     assert claimed[2] is None  # nothing left: a running job under a live lease stays put
     assert second.renew("j2", {"stage": "embedding"})
     assert not first.renew("j2")  # not w1's lease
     assert second.get("j2").progress == {"stage": "embedding"}
+
+
+def test_an_owners_jobs_run_one_at_a_time_and_others_go_first(database: Database) -> None:
+    first, second = JobQueue(database, "w1", 30), JobQueue(database, "w2", 30)
+    _submit(first, "big")
+    _submit(first, "next")  # the same owner's: waits for "big"
+    _submit(first, "small", "key:b")  # submitted last, claimed before "next"
+    assert first.claim().job_id == "big"
+    assert second.claim().job_id == "small"
+    assert second.claim() is None
+    first.finish("big", "done", {"status": "done"})
+    assert second.claim().job_id == "next"
+
+
+def test_keys_take_turns_on_one_worker(database: Database) -> None:
+    worker = JobQueue(database, "w1", 30)
+    for job_id in ("a1", "a2", "a3"):
+        _submit(worker, job_id)
+    _submit(worker, "b1", "key:b")  # after all of a's, but b has not been served yet
+    _submit(worker, "b2", "key:b")
+    order = []
+    while (row := worker.claim()) is not None:
+        order.append(row.job_id)
+        time.sleep(0.01)  # the finish times tell the keys apart
+        worker.finish(row.job_id, "done", {"status": "done"})
+    assert order == ["a1", "b1", "a2", "b2", "a3"]
 
 
 def test_a_dead_workers_job_is_taken_over_when_its_lease_runs_out(database: Database) -> None:

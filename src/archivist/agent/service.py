@@ -39,6 +39,7 @@ from archivist.conversations import TurnLog, recorded, settings_used
 from archivist.events import Event, Source
 from archivist.llm.capabilities import ModelProfile, profile_for
 from archivist.storage import Database, open_database
+from archivist.storage.checkpoints import keep_latest
 from archivist.types import ArchivistError
 
 if TYPE_CHECKING:
@@ -222,6 +223,7 @@ class AgentService:
                                             failure_message(self.settings, exc))
             return
         state = graph.get_state(self._config(thread_id))
+        keep_latest(self.checkpointer, thread_id, paused=bool(state.interrupts))
         if state.interrupts:
             value = state.interrupts[0].value
             ask = str(value.get("question")) if isinstance(value, dict) else str(value)

@@ -8,9 +8,12 @@ thread that claims jobs, moves their files to
 ``data_dir/uploads/<collection>/<owner>/<name>`` (so a new upload of a file with the same
 name by the same owner replaces the old version, and never another owner's) and runs the
 application's ingest pipeline, recording each file's outcome and the progress in the row
-as it goes; ``GET /v1/documents/jobs/{id}`` reads it there, from any worker. New documents
-are then given to the uploader, and a file that added nothing (failed, skipped, or
-unchanged: its content is already stored) is deleted.
+as it goes. The jobs of one owner in one collection run one at a time, in every process
+(a lock in the database held from placing the files to the last outcome), so a name's
+add / replace / unchanged decision and its write see every earlier upload of it.
+``GET /v1/documents/jobs/{id}`` reads the row, from any worker. New documents are then
+given to the uploader, and a file that added nothing (failed, skipped, or unchanged: its
+content is already stored) is deleted.
 
 A worker renews its lease on a running job while it works; a job whose worker died is
 claimed again (on embedded storage at once when the server restarts, on PostgreSQL when the
@@ -278,11 +281,12 @@ class IngestJobs:
         job.stage = "ingesting"
         beat = LeaseKeeper(self.queue, job.job_id, job.progress, lambda: job.changes)
         try:
-            paths = self._place_files(job)
-            if paths:
-                report = self.application.ingest.files(paths, job.collection,
-                                                       progress=job.follow)
-                self._settle(job, report.results)
+            with self.application.database.held(_uploads_of(job)):
+                paths = self._place_files(job)
+                if paths:
+                    report = self.application.ingest.files(paths, job.collection,
+                                                           progress=job.follow)
+                    self._settle(job, report.results)
             job.status = job.stage = "done"
         except Exception as exc:  # recorded on the job, and logged with its traceback
             log.exception("ingest job %s failed", job.job_id)
@@ -360,6 +364,11 @@ class IngestJobs:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
+
+
+def _uploads_of(job: Job) -> str:
+    """The lock of one owner's upload folder in a collection: its jobs run one at a time."""
+    return f"uploads/{job.collection}/{owner_folder(job.document_owner)}"
 
 
 def _adopt(row: JobRow, mine: Job | None) -> Job:

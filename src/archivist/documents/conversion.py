@@ -52,6 +52,13 @@ class ConversionJob:
         """PDFs go to the pool; other formats convert in a moment where they are."""
         return self.path.suffix.lower() == ".pdf"
 
+    def over_limit(self, max_pages: int) -> str | None:
+        """Why the file is refused when it has more than ``max_pages`` pages (0: no limit)."""
+        if not max_pages or self.page_count <= max_pages:
+            return None
+        return (f"{self.path.name}: {self.page_count:,} pages, more than the {max_pages:,} "
+                "a PDF may have (index.max_pdf_pages)")
+
     @classmethod
     def of(cls, path: Path, data: bytes, digest: str, abs_path: str,
            previous: list[DocumentRecord]) -> ConversionJob:

@@ -28,7 +28,9 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _BLANK_RUNS = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
 _ATX_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_DROPPED_HTML_TAGS = ["script", "style", "noscript", "template"]
+_DROPPED_HTML_TAGS = ["script", "style", "noscript", "template", "svg", "object", "embed"]
+_DATA_URI = re.compile(r"\bdata:[^,\s\"'<>()]{0,200},[^\s\"'<>()]*", re.IGNORECASE)
+"""An inline payload (``data:image/png;base64,...``): bytes, not text; dropped."""
 
 
 def load_file(
@@ -83,10 +85,11 @@ def _load(
         raise LoadError(f"{path}: not text (it contains NUL bytes)")
     if not text.strip():
         raise LoadError(f"{path}: empty file")
-    if suffix in (".html", ".htm"):
-        return _load_html(path, text)
     if suffix in SHEET_SUFFIXES:
         return load_sheet_file(path, data, text)
+    text = _DATA_URI.sub("", text)
+    if suffix in (".html", ".htm"):
+        return _load_html(path, text)
     title = path.stem if suffix == ".txt" else markdown_title(text, path.stem)
     return LoadedDocument(path=str(path), markdown=text, title=title)
 
@@ -106,11 +109,17 @@ def check_file_size(path: Path) -> None:
                         f"file is {MAX_TEXT_FILE_BYTES // mb} MB)")
 
 
+SYMLINK_SKIPPED = "a symbolic link: not followed (ingest reads only the files themselves)"
+
+
 def refused(path: Path) -> FileResult | None:
     """Skipped (an unsupported type) or failed (a text file over its limit) before reading.
 
-    ``None`` when the file may be read (an unreadable one fails when it is read).
+    ``None`` when the file may be read (an unreadable one fails when it is read). A
+    symbolic link is skipped: it could point anywhere (``notes.md -> /etc/passwd``).
     """
+    if path.is_symlink():
+        return FileResult(str(path), IngestOutcome.SKIPPED, reason=SYMLINK_SKIPPED)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         reason = f"unsupported file type '{path.suffix or '(none)'}'"
         return FileResult(str(path), IngestOutcome.SKIPPED, reason=reason)
@@ -128,7 +137,8 @@ def iter_files(paths: Iterable[Path]) -> Iterator[Path]:
     """Yield every file named by ``paths``, walking directories recursively in sorted order.
 
     Hidden files and directories (names starting with '.') inside a walked directory are
-    skipped; unsupported files are yielded too, so the caller can report them as skipped.
+    skipped; unsupported files and symbolic links (to a file or a folder, never followed)
+    are yielded too, so the caller can report them as skipped.
     Each file is yielded once. Raises ``LoadError`` for a path that does not exist.
     """
     seen: set[Path] = set()
@@ -155,7 +165,9 @@ def _walk(directory: Path, seen: set[Path], visited: set[Path]) -> Iterator[Path
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_dir():
+        if entry.is_symlink():  # to a file or a folder: reported as skipped, not followed
+            yield entry
+        elif entry.is_dir():
             yield from _walk(entry, seen, visited)
         elif entry.is_file() and entry.resolve() not in seen:
             seen.add(entry.resolve())

@@ -89,7 +89,7 @@ def load_pdf(
             report(len(chunks))
         ocr_seconds = time.perf_counter() - started
         chunks.sort(key=lambda chunk: _page_number(chunk, 0))
-        outline = [(int(e[0]), str(e[1]), int(e[2])) for e in doc.get_toc(simple=True)]
+        outline = [(int(e[0]), str(e[1]), int(e[2])) for e in _read_outline(path, doc)]
         tables = _tables(path, doc, text_pages)
         title = str((doc.metadata or {}).get("title") or "").strip() or path.stem
 
@@ -185,6 +185,7 @@ def _to_page_chunks(
             options: dict[str, Any] = {"use_ocr": False}
         else:
             options = {"hdr_info": pymupdf4llm.IdentifyHeaders(doc)}
+        _settle_document(path, doc)
         for start in range(0, len(pages), PAGE_STEP):
             chunks += pymupdf4llm.to_markdown(doc, pages=pages[start:start + PAGE_STEP],
                                               page_chunks=True, show_progress=False, **options)
@@ -192,6 +193,32 @@ def _to_page_chunks(
     except Exception as exc:
         raise LoadError(f"{path}: could not convert PDF to Markdown ({_short(exc)})") from None
     return chunks
+
+
+def _settle_document(path: Path, doc: Any) -> None:
+    """Do once what pymupdf4llm does per call over the whole document, so a step costs its pages.
+
+    Each ``to_markdown`` call bakes annotations and form fields into the page content
+    (checking every page for them) and reads the outline; over a file's steps that made
+    converting take time quadratic in its page count. The annotations are baked here, once,
+    and the document then answers those two questions from what is known. An outline
+    nested too deeply to read (PyMuPDF reads it recursively) is dropped, and the text kept.
+    """
+    if doc.is_form_pdf or (doc.is_pdf and doc.has_annots()):
+        doc.bake()
+    outline = _read_outline(path, doc)
+    doc.has_annots = lambda: False  # baked: none left
+    doc.get_toc = lambda simple=True: outline if simple else doc.__class__.get_toc(doc, simple)
+
+
+def _read_outline(path: Path, doc: Any) -> list[Any]:
+    """The document's outline, or none when it is nested too deeply for PyMuPDF to read."""
+    try:
+        return list(doc.get_toc())
+    except RecursionError:
+        log.warning("%s: its outline is nested too deeply to read; the text is indexed "
+                    "without it", path)
+        return []
 
 
 def _pymupdf4llm(layout: bool) -> Any:

@@ -4,10 +4,13 @@ The query comes from a model that has read untrusted documents, so it is treated
 hostile. :func:`run_select` never runs it on the library's database: it loads the chosen
 tables (typed columns, ``NUMERIC`` for figures) into a private in-memory SQLite database,
 turns ``query_only`` on, and installs an authorizer that allows only SELECT, reading those
-tables and calling functions other than ``load_extension``: every other action (writing,
-``ATTACH``, ``PRAGMA``, reading ``sqlite_master``) is refused. One statement only; a
-progress handler stops it at the time limit, and string and blob values are capped in
-length. Identifiers that come from documents are always quoted.
+tables and calling the functions of :data:`FUNCTIONS` (arithmetic, text, dates,
+aggregates, windows): every other action (writing, ``ATTACH``, ``PRAGMA``, reading
+``sqlite_master``, ``printf``, ``zeroblob``...) is refused. One statement only. Every
+allowed function runs in bounded time on values capped in length, so the progress handler
+stops any query at its time limit; result columns are capped in number and the rows are
+read one at a time against a byte budget, so no result grows past it. Identifiers that
+come from documents are always quoted.
 """
 
 from __future__ import annotations
@@ -24,9 +27,29 @@ __all__ = ["SqlError", "SqlResult", "run_select", "view_names"]
 
 ROW_LIMIT = 200
 SECONDS = 2.0
-_MAX_LENGTH = 1_000_000  # bytes in one string or blob value
+RESULT_BYTES = 2_000_000  # text and blob bytes in one result
+_MAX_LENGTH = 20_000  # bytes in one string or blob value
+_MAX_COLUMNS = 100  # columns in a result (more if a chosen table is wider)
+_MAX_LIKE_PATTERN = 100  # characters in a LIKE or GLOB pattern
 _MAX_SQL = 8_000  # characters in the query
-_DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
+FUNCTIONS = frozenset({
+    # scalar
+    "abs", "coalesce", "ifnull", "iif", "if", "nullif", "typeof", "length", "octet_length",
+    "lower", "upper", "trim", "ltrim", "rtrim", "substr", "substring", "instr", "replace",
+    "like", "glob", "round", "sign", "min", "max", "likely", "unlikely", "likelihood",
+    "concat", "concat_ws", "unicode",
+    # math
+    "ceil", "ceiling", "floor", "trunc", "mod", "pow", "power", "sqrt", "exp", "ln", "log",
+    "log2", "log10", "pi",
+    # dates
+    "date", "time", "datetime", "julianday", "strftime", "unixepoch", "timediff",
+    # aggregates
+    "avg", "count", "sum", "total", "group_concat", "string_agg",
+    # windows
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
+    "first_value", "last_value", "nth_value",
+})
+"""The functions a query may call: each runs in time bounded by the value length cap."""
 
 
 class SqlError(ArchivistError):
@@ -107,6 +130,9 @@ def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], allowed: set[s
     conn.execute("PRAGMA query_only = ON")
     conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_LENGTH)
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, _MAX_LIKE_PATTERN)
+    widest = max((len(t.columns) for t in tables), default=0)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, max(_MAX_COLUMNS, widest))
 
     def authorize(action: int, arg1: str | None, arg2: str | None, database: str | None,
                   _source: str | None) -> int:
@@ -116,8 +142,7 @@ def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], allowed: set[s
             ok = database == "main" and arg1 in allowed or not database
             return sqlite3.SQLITE_OK if ok else sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_FUNCTION:
-            name = (arg2 or "").lower()
-            return sqlite3.SQLITE_DENY if name in _DENIED_FUNCTIONS else sqlite3.SQLITE_OK
+            return sqlite3.SQLITE_OK if (arg2 or "").lower() in FUNCTIONS else sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_RECURSIVE:
             return sqlite3.SQLITE_OK
         return sqlite3.SQLITE_DENY
@@ -128,10 +153,13 @@ def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], allowed: set[s
         return 1 if time.perf_counter() > deadline else 0
 
     conn.set_authorizer(authorize)
-    conn.set_progress_handler(too_long, 1000)
+    conn.set_progress_handler(too_long, 10)
     try:
         cursor = conn.execute(statement)
-        found = cursor.fetchmany(row_limit + 1)
+        found = _fetch(cursor, row_limit + 1)
+    except MemoryError:
+        raise SqlError("the query's result did not fit in memory; select fewer or shorter "
+                       "values") from None
     except sqlite3.OperationalError as exc:
         if "interrupted" in str(exc):
             raise SqlError(f"the query took longer than {seconds:g} s and was stopped") from None
@@ -145,8 +173,27 @@ def _run(conn: sqlite3.Connection, tables: Sequence[StoredTable], allowed: set[s
                      time.perf_counter() - started, list(tables))
 
 
+def _fetch(cursor: sqlite3.Cursor, limit: int) -> list[tuple[Cell, ...]]:
+    """At most ``limit`` rows, read one at a time; ``SqlError`` past :data:`RESULT_BYTES`."""
+    found: list[tuple[Cell, ...]] = []
+    size = 0
+    while len(found) < limit:
+        row = cursor.fetchone()
+        if row is None:
+            break
+        size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
+        if size > RESULT_BYTES:
+            raise SqlError(f"the query's result is larger than {RESULT_BYTES:,} bytes; select "
+                           "fewer or shorter values, or aggregate")
+        found.append(row)
+    return found
+
+
 def _message(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
+    if "not authorized to use function" in text:
+        return (f"{text} (allowed: arithmetic, text, date, aggregate and window functions, "
+                "such as round, substr, replace, strftime, sum, group_concat, rank)")
     if "not authorized" in text or "prohibited" in text:
         return f"{text} (only SELECT over the listed tables is allowed)"
     return text or type(exc).__name__

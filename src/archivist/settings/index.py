@@ -31,6 +31,10 @@ class IndexSettings(BaseModel):
             "statements) that the default misses; about 4x the conversion time."
         ),
     )
+    max_pdf_pages: int = Field(
+        default=5_000, ge=1,
+        description="The most pages a PDF may have; a longer one is refused before converting.",
+    )
     ocr: Literal["auto", "off", "force"] = Field(
         default="auto",
         description="OCR for PDF pages: auto (pages without text), off, or force (every page).",

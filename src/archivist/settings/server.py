@@ -37,6 +37,8 @@ class ServerSettings(BaseModel):
         "bind host is added when it is a specific address.",
     )
     max_upload_mb: int = Field(default=50, ge=1, description="The largest upload, in MB.")
+    max_upload_files: int = Field(default=1_000, ge=1,
+                                  description="The most files one upload may hold.")
     job_lease_s: float = Field(
         default=60.0, ge=1.0, description="Seconds an ingest job stays claimed by a worker "
         "that stopped renewing it (died) before another worker takes it over.")

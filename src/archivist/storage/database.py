@@ -10,6 +10,8 @@ backend (``langgraph-checkpoint-sqlite`` or ``langgraph-checkpoint-postgres``).
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import sqlite3
 import threading
 import time
@@ -90,6 +92,7 @@ class Database:
         self.url = parsed
         self._savers: list[Any] = []
         self._lock = threading.Lock()
+        self._named: dict[str, threading.Lock] = {}
         try:
             self._migrate()
         except OperationalError as exc:
@@ -141,6 +144,29 @@ class Database:
                 yield
             finally:
                 conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+
+    @contextmanager
+    def held(self, name: str) -> Iterator[None]:
+        """Hold the lock ``name`` against every thread and process using this database.
+
+        On PostgreSQL a session advisory lock (taken by polling); on SQLite a lock of this
+        process, then a byte-range lock in ``<database>.locks`` for the other processes.
+        """
+        digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
+        key = int.from_bytes(digest, "big", signed=True)
+        if not self.embedded:
+            with self._polled_lock(key):
+                yield
+            return
+        with self._lock:
+            mine = self._named.setdefault(name, threading.Lock())
+        assert self.path is not None
+        with mine, open(self.path.with_name(self.path.name + ".locks"), "a+b") as file:
+            fcntl.lockf(file, fcntl.LOCK_EX, 1, abs(key) % 2**40)
+            try:
+                yield
+            finally:
+                fcntl.lockf(file, fcntl.LOCK_UN, 1, abs(key) % 2**40)
 
     # --- transactions --------------------------------------------------------------------
     @contextmanager

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, exists, func, or_, select, update
 
 from archivist.storage.database import Database
 from archivist.storage.schema import jobs
@@ -95,19 +95,31 @@ class JobQueue:
             return [_row(dict(r._mapping)) for r in rows]
 
     def claim(self) -> JobRow | None:
-        """The oldest queued job, or a running one whose lease ran out, now this worker's.
+        """A queued job, or a running one whose lease ran out, now this worker's.
+
+        Keys take turns: the job claimed is the oldest of the key whose jobs ran longest
+        ago (or never). A job whose owner already has a job running in its collection waits
+        for it: one owner's jobs take one worker at a time, the other workers serve others.
 
         A job claimed :data:`MAX_ATTEMPTS` times already is marked failed instead.
         """
+        busy, earlier = jobs.alias("busy"), jobs.alias("earlier")
+        served = (select(func.max(earlier.c.updated_at))
+                  .where(earlier.c.owner == jobs.c.owner, earlier.c.status != "queued")
+                  .scalar_subquery())  # when the key last had a job run
         while True:
             now = time.time()
             with self.database.transaction() as conn:
                 found = conn.execute(
                     select(jobs).where(or_(
                         jobs.c.status == "queued",
-                        and_(jobs.c.status == "running", jobs.c.lease_until < now)))
-                    .order_by(jobs.c.created_at).limit(1)
-                    .with_for_update(skip_locked=True)
+                        and_(jobs.c.status == "running", jobs.c.lease_until < now)),
+                        ~exists().where(busy.c.status == "running",
+                                        busy.c.lease_until >= now,
+                                        busy.c.collection == jobs.c.collection,
+                                        busy.c.document_owner == jobs.c.document_owner))
+                    .order_by(func.coalesce(served, 0.0), jobs.c.created_at).limit(1)
+                    .with_for_update(of=jobs, skip_locked=True)
                 ).first()
                 if found is None:
                     return None

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from archivist.app.limits import MESSAGE_MAX_CHARS, QUERY_MAX_CHARS
 from archivist.app.server_file import running_server
 from archivist.application import Application
+from archivist.collection_names import COLLECTION_RULE, InvalidCollectionName, check_collection_name
 from archivist.events import CheckedClaim
 from archivist.filings.where import MAX_FILTERS, WHERE_HELP
 from archivist.index.search import SearchRequest
@@ -34,8 +35,12 @@ log = logging.getLogger(__name__)
 
 try:  # mcp >= 2
     from mcp.server.mcpserver import MCPServer as _Server
+    from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # mcp 1.x
     from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,attr-defined]
+    from mcp.server.fastmcp.exceptions import (  # type: ignore[no-redef,import-not-found]
+        ToolError,
+    )
 
 INSTRUCTIONS = (
     "Archivist answers questions about the user's own documents (PDF, Markdown, text, HTML, "
@@ -114,6 +119,14 @@ class DocumentListing(BaseModel):
     documents: list[DocumentInfo]
 
 
+def _collection(value: str | None) -> str | None:
+    """``value`` if it is a valid collection name; a tool error saying the rule if not."""
+    try:
+        return check_collection_name(value) if value is not None else None
+    except InvalidCollectionName:
+        raise ToolError(f"collection {value!r}: {COLLECTION_RULE}") from None
+
+
 def build_server(application: Application | RemoteApplication) -> Any:
     """An MCP server with Archivist's three tools, all backed by ``application``."""
     server = _Server("archivist", instructions=INSTRUCTIONS)
@@ -133,7 +146,8 @@ def build_server(application: Application | RemoteApplication) -> Any:
     ) -> SearchResult:
         """Search the documents: the best matching passages with document, pages, section."""
         request = SearchRequest.model_validate(
-            {"query": query, "k": k, "mode": mode, "collection": collection, "where": where}
+            {"query": query, "k": k, "mode": mode, "collection": _collection(collection),
+             "where": where}
         )
         hits = application.searcher.run(request)
         return SearchResult(query=query, passages=[
@@ -153,7 +167,7 @@ def build_server(application: Application | RemoteApplication) -> Any:
                                                 "library's.")] = None,
     ) -> AskResult:
         """Ask Archivist's research agent; the answer cites documents and pages."""
-        result = application.agent.ask(question, thread_id, collection)
+        result = application.agent.ask(question, thread_id, _collection(collection))
         answer = result.clarification if result.status == "clarification" else result.answer
         return AskResult(
             answer=answer or "",
@@ -170,7 +184,7 @@ def build_server(application: Application | RemoteApplication) -> Any:
                                                 "library's.")] = None,
     ) -> DocumentListing:
         """List the documents Archivist can search."""
-        name = collection or application.settings.collection
+        name = _collection(collection) or application.settings.collection
         return DocumentListing(collection=name, documents=[
             DocumentInfo(document_id=d.document_id, name=d.name, pages=d.page_count,
                          chunks=d.child_count, added_at=d.added_at,

@@ -7,6 +7,7 @@ browser's local storage).
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import re
@@ -60,7 +61,15 @@ class UiConversations:
         self.store = store
         self.registry = registry
         self.turns = turns
-        self.export_dir = Path(tempfile.mkdtemp(prefix="archivist-exports-"))
+        self._export_dir: Path | None = None
+
+    @property
+    def export_dir(self) -> Path:
+        """The folder of the process's exports: made at the first export, removed at exit."""
+        if self._export_dir is None:
+            self._export_dir = Path(tempfile.mkdtemp(prefix="archivist-exports-"))
+            atexit.register(shutil.rmtree, self._export_dir, ignore_errors=True)
+        return self._export_dir
 
     def choices(self, owner: str) -> list[tuple[str, str]]:
         """``(title, thread_id)`` of the owner's conversations, newest first."""
@@ -156,9 +165,16 @@ def quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in lines)
 
 
-def stage_files(files: list[str], staging: Path, staged: list[Path]) -> list[str]:
-    """Copy the supported files into ``staging`` (appended to ``staged``); lines for the rest."""
+def stage_files(files: list[str], staging: Path, staged: list[Path],
+                max_files: int | None = None) -> list[str]:
+    """Copy the supported files into ``staging`` (appended to ``staged``); lines for the rest.
+
+    More than ``max_files`` files are refused whole, with one line saying the limit.
+    """
     lines = []
+    if max_files is not None and len(files) > max_files:
+        shutil.rmtree(staging, ignore_errors=True)
+        return [f"- refused: an upload holds at most {max_files:,} files ({len(files):,} chosen)"]
     for file in files:
         filename = safe_name(Path(file).name)
         if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:

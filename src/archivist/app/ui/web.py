@@ -264,9 +264,8 @@ def build_ui(application: Application, jobs: IngestJobs, chat: ChatRunner,
             return (f"**Could not upload:** {refused}", *documents(name, request), None)
         if not files:
             return ("Choose one or more files first.", *documents(name, request), None)
-        job = Job(uuid.uuid4().hex[:16], UI_OWNER, name, staged=[],
-                  document_owner=who.document_owner)
-        lines = stage_files(files, jobs.staging_dir(), job.staged)
+        job = Job(uuid.uuid4().hex[:16], UI_OWNER, name, [], document_owner=who.document_owner)
+        lines = stage_files(files, jobs.staging_dir(), job.staged, settings.server.max_upload_files)
         if job.staged:
             jobs.submit(job)
             while not (job := jobs.refresh(job, 0.2)).done.is_set():

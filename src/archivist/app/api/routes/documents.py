@@ -103,6 +103,7 @@ async def upload(
     written once, straight from the request into the upload's staging folder.
     """
     limit_mb = application.settings.server.max_upload_mb
+    max_files = application.settings.server.max_upload_files
     name = collection or application.settings.collection
     caller.check_write(name)
     job = Job(uuid.uuid4().hex[:16], caller.owner, name, staged=[],
@@ -112,6 +113,9 @@ async def upload(
     counted = _Counted(limit_mb)
 
     def open_file(original: str) -> _Limited | None:
+        if len(job.staged) + len(job.results) >= max_files:
+            raise ApiError(413, "too_many_files",
+                           f"an upload holds at most {max_files:,} files", limit=max_files)
         filename = safe_name(original)
         if Path(filename).suffix.lower() not in SUPPORTED_SUFFIXES:
             kind = Path(filename).suffix or "(no extension)"
