@@ -150,3 +150,10 @@ def test_a_term_the_librarys_titles_name_is_not_asked_back() -> None:
     # ... and dropped when a title names it
     plan = review(Asked(question="What is Q?", defined=True), unclear, checks=False)
     assert not plan.clarification and plan.sub_questions == ["What is Q?"]
+
+
+def test_a_question_naming_a_one_letter_subject_is_not_small_talk() -> None:
+    from archivist.agent.policy.question import is_small_talk
+
+    assert not is_small_talk("What is Q?") and not is_small_talk("What is C?")
+    assert is_small_talk("Hi Archivist!") and is_small_talk("Thanks, that was helpful")

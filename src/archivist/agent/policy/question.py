@@ -73,11 +73,13 @@ _SMALL_TALK = frozenset(
 def is_small_talk(question: str) -> bool:
     """Whether ``question`` is only greeting, thanks or talk about the assistant.
 
-    Every content word must be small-talk vocabulary: "Hello!", "How are you today?",
+    Every content word must be small-talk vocabulary, and it names no subject but the
+    assistant ("What is R?" asks about R): "Hello!", "How are you today?",
     "Who are you?" and "Thanks, that was helpful" are; "How hot should the water be for
     green tea?" is not, whatever a model routes it to.
     """
-    return content_words(question) <= _SMALL_TALK
+    named = subject_terms(question) - _SMALL_TALK  # "What is R?" names a subject
+    return content_words(question) <= _SMALL_TALK and not named
 
 
 def may_be_ambiguous(question: str) -> bool:
