@@ -9,7 +9,7 @@ Each line of the set is a hand-checked pair ``{claim, evidence: [unit texts], su
 by a hash of the claim (a claim's pairs stay together): on the calibration half the
 threshold with the best recall for "unsupported" at a precision of at least 0.9 is
 chosen; precision and recall are then reported on the other half, and on the whole set
-at the threshold in use (:data:`archivist.agent.claims.SUPPORT_THRESHOLD`).
+at the threshold in use (:data:`archivist.agent.checks.claims.SUPPORT_THRESHOLD`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from archivist.agent.claims import SUPPORT_THRESHOLD, missing_facts, support_score
+from archivist.agent.checks.claims import SUPPORT_THRESHOLD, missing_facts, support_score
 from archivist.index.embeddings import SentenceTransformerEmbedder
 
 DEFAULT = Path(__file__).resolve().parents[1] / "bench" / "data" / "claims_labelled.jsonl"

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from archivist.agent.claims import check_claim, split_claims, strip_citations
+from archivist.agent.checks.claims import check_claim, split_claims, strip_citations
 from archivist.agent.service import collect_turn
 from archivist.application import open_application
 from archivist.evaluation.beir import collection_for, ingest_corpus, load_beir
@@ -61,9 +61,9 @@ def _write_only(app: Any, question: str, collection: str | None) -> list[dict[st
     from langchain_core.messages import HumanMessage, SystemMessage
 
     from archivist.agent import prompts
+    from archivist.agent.evidence.units import render_units, select_units, unit_evidence
     from archivist.agent.policy import SMALL
     from archivist.agent.tools import READ_PARENT, SEARCH, make_tools
-    from archivist.agent.units import render_units, select_units, unit_evidence
 
     settings = app.settings
     tools = {t.name: t for t in make_tools(app.searcher.retriever(collection),

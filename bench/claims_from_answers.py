@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from archivist.agent.claims import check_claim, split_claims, strip_citations
+from archivist.agent.checks.claims import check_claim, split_claims, strip_citations
 from archivist.evaluation.qa_metrics import abstained
 from archivist.index.embeddings import SentenceTransformerEmbedder
 

@@ -5,7 +5,7 @@ Usage (the model comes from the settings, as for the CLI)::
     ARCHIVIST_LLM__MODEL=local:1.5b python bench/claims_verify.py [bench/data/claims_labelled.jsonl]
 
 Each pair the code checks pass (``bench/claims_calibrate.py``) is put to the model as the
-agent's ``verify_claims`` setting puts a sentence (``agent/verifier.py``); a "no" flags it.
+agent's ``verify_claims`` setting puts a sentence (``agent/checks/verifier.py``); a "no" flags it.
 Reports precision and recall for "unsupported" with and without the call, the calls made
 and their median time: whether the call earns its cost on that model.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from claims_calibrate import DEFAULT, load, precision_recall, scored
 
-from archivist.agent.claims import SUPPORT_THRESHOLD
+from archivist.agent.checks.claims import SUPPORT_THRESHOLD
+from archivist.agent.checks.verifier import model_verifier
 from archivist.agent.state import Evidence
-from archivist.agent.verifier import model_verifier
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.llm import make_chat_model
 from archivist.settings import load_settings

@@ -26,7 +26,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from archivist.agent.policy.evidence import coverage, on_subject, score_gate
+from archivist.agent.evidence.gate import coverage, on_subject, score_gate
 from archivist.agent.tools import hit_evidence
 from archivist.application import open_application
 from archivist.settings import Settings

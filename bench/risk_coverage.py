@@ -25,7 +25,7 @@ from typing import Any
 
 from archivist.agent.answer import STRICTNESS
 from archivist.agent.answer.decision import subjects_named
-from archivist.agent.claims import word_coverage
+from archivist.agent.checks.claims import word_coverage
 from archivist.agent.question import parse_question
 from archivist.evaluation.qa_datasets import load_qa_dataset
 from archivist.evaluation.qa_metrics import abstained, facts_found, without_citations

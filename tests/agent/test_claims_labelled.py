@@ -20,7 +20,7 @@ from archivist.index.embeddings import SentenceTransformerEmbedder
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from claims_calibrate import DEFAULT, load, precision_recall, scored  # noqa: E402
 
-from archivist.agent.claims import SUPPORT_THRESHOLD  # noqa: E402
+from archivist.agent.checks.claims import SUPPORT_THRESHOLD  # noqa: E402
 
 PRECISION_FLOOR = 0.95
 RECALL_FLOOR = 0.82

@@ -5,9 +5,9 @@ from __future__ import annotations
 from tests.unit.agent.test_claims import UNITS
 from tests.unit.agent.test_units import SECTION, _evidence
 
-from archivist.agent.claims import check_answer, check_claim, support_score
+from archivist.agent.checks.claims import check_answer, check_claim, support_score
+from archivist.agent.evidence.units import MIN_SHARE, select_units
 from archivist.agent.state import Evidence
-from archivist.agent.units import MIN_SHARE, select_units
 from archivist.index.embeddings import SentenceTransformerEmbedder
 
 

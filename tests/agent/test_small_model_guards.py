@@ -21,7 +21,7 @@ from dataclasses import replace
 from langchain_core.messages import BaseMessage
 from tests.agent.helpers import done, run, source_names, steps
 
-from archivist.agent.confidence import HIGH, MEDIUM, confidence
+from archivist.agent.answer.confidence import HIGH, MEDIUM, confidence
 from archivist.agent.policy import SMALL
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence, QuestionAnalysis, RelevanceGrades

@@ -11,7 +11,7 @@ one copy per sub-question concurrently, and their sub-answers and evidence merge
 the state's reducers. Nothing here builds a model, a store or a web client: all are
 injected. ``fast_llm`` (default: ``llm``) analyses, grades, summarises and compresses;
 ``llm`` researches and writes. ``web`` is the web search provider, or ``None`` (off).
-``analyze`` decides the question's depth (``policy/depth.py``): direct, one research
+``analyze`` decides the question's depth (``question/depth.py``): direct, one research
 sub-agent, several, or a whole named document (the research sub-agent's document path);
 on a small model a plain question is planned with no LLM call.
 """
@@ -25,12 +25,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from archivist.agent.evidence.units import QueryEmbedder
 from archivist.agent.nodes import ConversationNodes
 from archivist.agent.policy import Policy, policy_for
 from archivist.agent.research.graph import build_research_graph
 from archivist.agent.state import AgentState
 from archivist.agent.strategy import choose_strategy
-from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile, profile_for
 from archivist.settings import Settings

@@ -22,23 +22,23 @@ from langgraph.types import Send, interrupt
 
 from archivist.agent import prompts
 from archivist.agent.answer import STRICTNESS, Checker, Draft, Tools, decide, run_steps
+from archivist.agent.answer.confidence import LOW, confidence
 from archivist.agent.answer.decision import ANSWER
+from archivist.agent.answer.grounding import cite_sources, gather_units, no_supported_answer
 from archivist.agent.answer.shaping import without_markup
-from archivist.agent.claims import CheckedAnswer
-from archivist.agent.confidence import LOW, confidence
-from archivist.agent.grounding import cite_sources, gather_units, no_supported_answer
+from archivist.agent.answer.sources import build_sources
+from archivist.agent.checks.claims import CheckedAnswer
+from archivist.agent.checks.verifier import model_verifier
+from archivist.agent.evidence.units import QueryEmbedder
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
-from archivist.agent.policy.question import Asked, defined_by, review
 from archivist.agent.question import ParsedQuestion, parse_question
+from archivist.agent.question.analysis import Asked, defined_by, review
+from archivist.agent.question.depth import Depth, depth_of, plan_without_model
 from archivist.agent.quoting import one_line, quote_attr, quote_data
 from archivist.agent.research.state import ResearchInput
-from archivist.agent.sources import build_sources
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.agent.steps import StepKind, emit_step, message_text, report_step, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy, profile_note
-from archivist.agent.units import QueryEmbedder
-from archivist.agent.verifier import model_verifier
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import invoke_structured, structured_output
 from archivist.settings import Settings
@@ -136,8 +136,8 @@ class ConversationNodes:
         """Route the question; rewrite it into self-contained sub-questions, or ask back.
 
         On a small model a fresh question whose text settles its depth is planned in code
-        with no LLM call (``policy/depth.py``). Otherwise the analysis call decides, its
-        output reviewed by code on a small model (``policy/question.py``); output that
+        with no LLM call (``question/depth.py``). Otherwise the analysis call decides, its
+        output reviewed by code on a small model (``question/analysis.py``); output that
         cannot be parsed (after one retry showing the error) degrades to: clear, unsplit,
         answered from the documents.
         """

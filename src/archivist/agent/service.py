@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
 
 from archivist import events
-from archivist.agent.confidence import LOW
+from archivist.agent.answer.confidence import LOW
 from archivist.agent.graph import build_graph
 from archivist.agent.offline import failure_message, retrieval_only
 from archivist.agent.policy import Policy, policy_for

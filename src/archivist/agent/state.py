@@ -93,7 +93,7 @@ class AgentState:
     question: str = ""
     parsed: dict[str, Any] = field(default_factory=dict)  # the question read once (question/)
     route: str = ""  # "documents", "web" or "direct" (from question analysis)
-    depth: str = ""  # "direct", "single" or "multi" (see policy/depth.py)
+    depth: str = ""  # "direct", "single" or "multi" (see question/depth.py)
     direct_reply: str = ""
     clarification: str = ""  # the question to ask back, while one is pending
     clarification_rounds: int = 0

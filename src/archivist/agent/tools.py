@@ -14,8 +14,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from archivist.agent.policy.document import named_document
 from archivist.agent.prompts import UNTRUSTED_NOTE
+from archivist.agent.question.document import named_document
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step

@@ -22,7 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from archivist.agent import prompts
-from archivist.agent.sources import build_sources
+from archivist.agent.answer.sources import build_sources
 from archivist.agent.stats import LLMCallCounter
 from archivist.agent.steps import message_text
 from archivist.agent.tools import evidence_block, hit_evidence

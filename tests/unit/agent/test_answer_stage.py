@@ -137,7 +137,7 @@ def test_an_answer_whose_sentences_are_mostly_unsupported_abstains() -> None:
 
 
 def test_a_term_the_librarys_titles_name_is_not_asked_back() -> None:
-    from archivist.agent.policy.question import Asked, defined_by, review
+    from archivist.agent.question.analysis import Asked, defined_by, review
     from archivist.agent.state import QuestionAnalysis
 
     titles = ["Q Language FAQ q-faq.pdf", "Harbour timetable timetable.md"]
@@ -153,7 +153,7 @@ def test_a_term_the_librarys_titles_name_is_not_asked_back() -> None:
 
 
 def test_a_question_naming_a_one_letter_subject_is_not_small_talk() -> None:
-    from archivist.agent.policy.question import is_small_talk
+    from archivist.agent.question.analysis import is_small_talk
 
     assert not is_small_talk("What is Q?") and not is_small_talk("What is C?")
     assert is_small_talk("Hi Archivist!") and is_small_talk("Thanks, that was helpful")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from archivist.agent.citations import (
+from archivist.agent.checks.citations import (
     attribute_uncited,
     needed_citations,
     prune_citations,
     recite_unsupported,
 )
-from archivist.agent.claims import (
+from archivist.agent.checks.claims import (
     check_answer,
     check_claim,
     is_gap,
@@ -191,7 +191,7 @@ def test_a_question_asking_for_a_verdict_lends_the_claim_none_of_its_words() -> 
 
 
 def test_a_verification_reply_vetoes_only_when_it_says_no() -> None:
-    from archivist.agent.verifier import says_no
+    from archivist.agent.checks.verifier import says_no
     assert says_no("No") and says_no("no.") and says_no("**No**, the passage") and says_no(" NO")
     assert not says_no("Yes") and not says_no("Nothing") and not says_no("") \
         and not says_no("Not sure")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from archivist.agent.claims import CheckedAnswer, Claim
-from archivist.agent.grounding import (
+from archivist.agent.answer.grounding import (
     cite_sources,
     gather_units,
     no_supported_answer,
     shift_citations,
 )
+from archivist.agent.checks.claims import CheckedAnswer, Claim
 from archivist.agent.prompts import abstains
 from archivist.agent.state import Evidence, SubAnswer
 from archivist.app.ui.render import mark_unsupported, with_markers

@@ -6,8 +6,8 @@ from dataclasses import fields
 
 from archivist.agent.answer import STEPS
 from archivist.agent.policy import CAPABLE, SMALL, Policy, policy_for
-from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
-from archivist.agent.policy.question import Asked
+from archivist.agent.question.analysis import Asked
+from archivist.agent.question.depth import Depth, depth_of, plan_without_model
 from archivist.llm.capabilities import ModelProfile
 
 

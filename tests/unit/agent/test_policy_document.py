@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from archivist.agent.claims import parse_citations
-from archivist.agent.policy.depth import Depth, depth_of, plan_without_model
-from archivist.agent.policy.document import named_document, whole_document
-from archivist.agent.policy.question import Asked
+from archivist.agent.checks.claims import parse_citations
+from archivist.agent.question.analysis import Asked
+from archivist.agent.question.depth import Depth, depth_of, plan_without_model
+from archivist.agent.question.document import named_document, whole_document
 from archivist.agent.research.document import digest, extract, focus_sections, key_figures
 from archivist.agent.state import Evidence
 from archivist.types import Parent

@@ -3,8 +3,7 @@ the second look (each case is what a real small model did)."""
 
 from __future__ import annotations
 
-from archivist.agent.policy.answer import needs_second_look, years_not_covered
-from archivist.agent.policy.evidence import (
+from archivist.agent.evidence.gate import (
     answer_query,
     bridge_query,
     coverage,
@@ -16,6 +15,7 @@ from archivist.agent.policy.evidence import (
     score_gate,
 )
 from archivist.agent.prompts import says_nothing
+from archivist.agent.research.answer_checks import needs_second_look, years_not_covered
 from archivist.agent.state import Evidence
 
 

@@ -3,7 +3,7 @@ a small model's analysis (each case is what a real 1.5B or 0.5B model did)."""
 
 from __future__ import annotations
 
-from archivist.agent.policy.question import (
+from archivist.agent.question.analysis import (
     Asked,
     asks_to_judge,
     clause_parts,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from archivist.agent.claims import check_answer
+from archivist.agent.checks.claims import check_answer
 from archivist.agent.research.support import search_support
 from archivist.agent.state import Evidence
 

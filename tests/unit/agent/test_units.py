@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import archivist.agent.units as units_module
-from archivist.agent.state import Evidence
-from archivist.agent.unit_split import split_headed_units, split_sentences, split_units
-from archivist.agent.units import (
+import archivist.agent.evidence.units as units_module
+from archivist.agent.evidence.unit_split import split_headed_units, split_sentences, split_units
+from archivist.agent.evidence.units import (
     Selection,
     Unit,
     bm25_scores,
@@ -18,6 +17,7 @@ from archivist.agent.units import (
     select_units,
     unit_evidence,
 )
+from archivist.agent.state import Evidence
 
 SECTION = """## Staying consistent
 

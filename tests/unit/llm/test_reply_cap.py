@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from archivist.agent.nodes import ConversationNodes
 from archivist.agent.policy import CAPABLE, SMALL
-from archivist.agent.policy.question import Asked
+from archivist.agent.question.analysis import Asked
 from archivist.agent.state import AgentState, QuestionAnalysis
 from archivist.llm.capabilities import ModelProfile
 from archivist.llm.local import DEFAULT_REPLY_TOKENS, LocalChatModel

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from archivist.agent.claims import SUPPORT_THRESHOLD, Claim, check_claim, split_claims
+from archivist.agent.checks.claims import SUPPORT_THRESHOLD, Claim, check_claim, split_claims
+from archivist.agent.evidence.units import QueryEmbedder
 from archivist.agent.question import ParsedQuestion
 from archivist.agent.state import Evidence
-from archivist.agent.units import QueryEmbedder
 
 
 @dataclass

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
-from archivist.agent.claims import defuse_citations
+from archivist.agent.checks.claims import defuse_citations
+from archivist.agent.evidence.unit_split import split_sentences, text_sentences
 from archivist.agent.prompts import says_nothing
 from archivist.agent.question import ParsedQuestion
 from archivist.agent.state import Evidence
 from archivist.agent.text import parse_citations, strip_citations
-from archivist.agent.unit_split import split_sentences, text_sentences
 from archivist.stopwords import content_words
 
 #: The tags the prompts wrap data in: a model copying one must not show it to the user.

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 
 from archivist.agent.answer.draft import Checker, Draft
 from archivist.agent.answer.shaping import quote_cited, without_markup, without_repeats
-from archivist.agent.citations import attribute_uncited, prune_citations, recite_unsupported
-from archivist.agent.claims import Claim
+from archivist.agent.checks.citations import attribute_uncited, prune_citations, recite_unsupported
+from archivist.agent.checks.claims import Claim
 from archivist.agent.state import Evidence
 
 #: ``verify(question, sentence, cited units)``: False when a model finds they do not state it.

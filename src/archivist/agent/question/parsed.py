@@ -11,9 +11,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from archivist.agent.policy.question import asks_to_judge, subject_terms
-from archivist.agent.policy.subjects import offered_subjects
+from archivist.agent.question.analysis import asks_to_judge, subject_terms
 from archivist.agent.question.instructions import split_instructions
+from archivist.agent.question.subjects import offered_subjects
 from archivist.agent.text import years
 
 #: "when" asks for a time only opening or closing a question: "What happens when the

@@ -33,11 +33,17 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import BaseTool
 
 from archivist.agent import prompts
-from archivist.agent.policy.evidence import (
+from archivist.agent.evidence.gate import (
     keyword_query,
     names_section,
     offered_sections,
     restates,
+)
+from archivist.agent.evidence.units import (
+    QueryEmbedder,
+    render_units,
+    select_units,
+    unit_evidence,
 )
 from archivist.agent.research.grading import Gate, GradeOutcome
 from archivist.agent.research.state import ResearchState
@@ -49,12 +55,6 @@ from archivist.agent.tools import (
     evidence_key,
     render_kept,
     web_evidence,
-)
-from archivist.agent.units import (
-    QueryEmbedder,
-    render_units,
-    select_units,
-    unit_evidence,
 )
 from archivist.web import WebSearchProvider, WebUnavailable
 
@@ -90,7 +90,7 @@ def screen(
     ``graded`` and ``rejected`` are the keys of passages graded before (and of those found
     irrelevant); ``evidence`` is what was kept so far. A parent read whose passage was
     already judged relevant is kept without grading, and so is a passage ``named``
-    accepts (a hop's bridge page: :func:`~archivist.agent.policy.evidence.names_section`).
+    accepts (a hop's bridge page: :func:`~archivist.agent.evidence.gate.names_section`).
     """
     good_parents = {e["parent_id"] for e in evidence}
     out = Screened()

@@ -1,7 +1,7 @@
 """The document path: a question about a whole named document, as a map-reduce.
 
 A question the depth stage recognised as one about a whole document
-(``policy/document.py``) reads that document's sections, the catalog's parents in
+(``question/document.py``) reads that document's sections, the catalog's parents in
 reading order, instead of the top passages of a search:
 
 * **headings** ("List the sections of X"): the heading of every section, from the
@@ -37,14 +37,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
-from archivist.agent.claims import defuse_citations
+from archivist.agent.checks.claims import defuse_citations
+from archivist.agent.evidence.unit_split import split_units
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.document import HEADINGS, DocumentAsk, heading_words, whole_document
+from archivist.agent.question.document import HEADINGS, DocumentAsk, heading_words, whole_document
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import numbered_block
-from archivist.agent.unit_split import split_units
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.types import DocumentRecord, Parent, document_title, format_location
 

@@ -4,7 +4,7 @@
 the reply lists the ids of the relevant passages and, when there are none, a rewritten
 search query. :class:`ScoreGate` (the small-model policy) decides by code instead, with no
 call: the search's rank order, the question's named subjects and words
-(``policy/evidence.py``). Either way irrelevant passages are dropped before anything is
+(``evidence/gate.py``). Either way irrelevant passages are dropped before anything is
 shown to the answering model, so they never reach the answer or the Sources.
 """
 
@@ -18,7 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
-from archivist.agent.policy.evidence import score_gate
+from archivist.agent.evidence.gate import score_gate
 from archivist.agent.state import Evidence, RelevanceGrades, graded_as
 from archivist.agent.steps import StepKind, emit_step, report_step, timed
 from archivist.agent.tools import evidence_block
@@ -48,7 +48,7 @@ class Gate(Protocol):
 
 
 class ScoreGate:
-    """Relevance by code (no model call): see :func:`archivist.agent.policy.evidence.score_gate`."""
+    """Relevance by code (no model call): see :func:`archivist.agent.evidence.gate.score_gate`."""
 
     @timed("grading")
     def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:

@@ -29,11 +29,11 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from archivist.agent.evidence.units import QueryEmbedder
 from archivist.agent.policy import CAPABLE, Policy
 from archivist.agent.research.nodes import ResearchNodes
 from archivist.agent.research.state import ResearchInput, ResearchOutput, ResearchState
 from archivist.agent.strategy import StrategyChoice
-from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.settings import Settings

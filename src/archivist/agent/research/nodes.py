@@ -31,11 +31,12 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from archivist.agent import prompts
 from archivist.agent.answer.shaping import without_markup
-from archivist.agent.claims import parse_citations
+from archivist.agent.checks.claims import parse_citations
+from archivist.agent.evidence.gate import answer_query, bridge_query
+from archivist.agent.evidence.units import QueryEmbedder
 from archivist.agent.policy import CAPABLE, Policy
-from archivist.agent.policy.answer import needs_second_look, years_not_covered
-from archivist.agent.policy.evidence import answer_query, bridge_query
 from archivist.agent.quoting import quote_attr, quote_data
+from archivist.agent.research.answer_checks import needs_second_look, years_not_covered
 from archivist.agent.research.corrective import Corrective
 from archivist.agent.research.document import DocumentPath
 from archivist.agent.research.grading import Gate, Grader, ScoreGate
@@ -52,7 +53,6 @@ from archivist.agent.tools import (
     evidence_block,
     make_tools,
 )
-from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import reply_capped

@@ -22,7 +22,7 @@ class ResearchInput:
     sub_question: str
     index: int = 0
     route: str = ""  # "web" starts with web search; anything else, the documents
-    depth: str = ""  # "single", "multi" or "document" (see policy/depth.py)
+    depth: str = ""  # "single", "multi" or "document" (see question/depth.py)
     instructions: list[str] = field(default_factory=list)  # for the writer, never searched
 
 

@@ -13,17 +13,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from archivist.agent.citations import cite_again, union_support
-from archivist.agent.claims import (
+from archivist.agent.checks.citations import cite_again, union_support
+from archivist.agent.checks.claims import (
     check_claim,
     missing_facts,
     parse_citations,
     split_claims,
     strip_citations,
 )
+from archivist.agent.evidence.units import QueryEmbedder, select_units, unit_evidence
 from archivist.agent.state import Evidence
 from archivist.agent.text import title
-from archivist.agent.units import QueryEmbedder, select_units, unit_evidence
 
 #: Claims of one answer searched for, at most (each search is one query, no model call).
 SEARCHED_CLAIMS = 2

@@ -23,7 +23,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from archivist.agent import prompts
-from archivist.agent.claims import check_claim, missing_facts, split_claims, strip_citations
+from archivist.agent.checks.claims import check_claim, missing_facts, split_claims, strip_citations
+from archivist.agent.evidence.units import QueryEmbedder
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.table_choice import (
     asks_for_computation,
@@ -34,7 +35,6 @@ from archivist.agent.research.table_choice import (
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import scoped_documents
-from archivist.agent.units import QueryEmbedder
 from archivist.index.retriever import DocumentSource, Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote

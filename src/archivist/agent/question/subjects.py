@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from archivist.agent.policy.question import asks_to_judge
+from archivist.agent.question.analysis import asks_to_judge
 from archivist.stopwords import STOP_WORDS
 
 _CAPITALISED = r"[A-Z][\w'’.!-]*"

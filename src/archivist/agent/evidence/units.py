@@ -21,9 +21,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from archivist.agent.evidence.unit_split import split_headed_units
 from archivist.agent.question.parsed import asks_for_a_kind, states_what_is_asked
 from archivist.agent.state import Evidence
-from archivist.agent.unit_split import split_headed_units
 from archivist.index.sparse import BM25Encoder
 from archivist.types import format_location, section_of
 

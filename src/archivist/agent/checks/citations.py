@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from archivist.agent.claims import (
+from archivist.agent.checks.claims import (
     CITATION,
     SUPPORT_THRESHOLD,
     Claim,
@@ -23,7 +23,7 @@ from archivist.agent.claims import (
     strip_citations,
     word_coverage,
 )
-from archivist.agent.units import QueryEmbedder, dot
+from archivist.agent.evidence.units import QueryEmbedder, dot
 
 
 def best_support(

@@ -6,7 +6,7 @@ Three depths (Jeong et al. 2024, "Adaptive-RAG"):
 * ``single``: one search, the evidence, one writing call;
 * ``multi``: several steps: sub-questions researched side by side;
 * ``document``: a question about a whole named document ("Summarize X", "List the
-  sections of X"): a map-reduce over its sections (``policy/document.py``).
+  sections of X"): a map-reduce over its sections (``question/document.py``).
 
 On a small model :func:`plan_without_model` decides a fresh question's depth with no LLM
 call when its text settles it: small talk, a dangling "it" to ask back about, a question
@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from archivist.agent.policy.document import whole_document
-from archivist.agent.policy.question import (
+from archivist.agent.question.analysis import (
     Asked,
     Plan,
     clarifying_question,
@@ -34,6 +33,7 @@ from archivist.agent.policy.question import (
     keep_subjects,
     looks_compound,
 )
+from archivist.agent.question.document import whole_document
 from archivist.agent.steps import StepKind
 
 

@@ -19,9 +19,9 @@ import math
 import re
 from collections.abc import Collection, Iterable
 
-from archivist.agent.claims import strip_citations
-from archivist.agent.policy.question import subject_terms, word_kept
-from archivist.agent.policy.subjects import mentions, offered_subjects, own_words
+from archivist.agent.checks.claims import strip_citations
+from archivist.agent.question.analysis import subject_terms, word_kept
+from archivist.agent.question.subjects import mentions, offered_subjects, own_words
 from archivist.agent.state import Evidence
 from archivist.agent.text import named
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words

@@ -1,7 +1,7 @@
 """Cutting text into units: sentences, list items, table rows and code blocks.
 
 A Markdown (or PDF-extracted) section is cut into the units a writer sees and a claim
-is checked against (:mod:`archivist.agent.units` chooses among them): a paragraph's
+is checked against (:mod:`archivist.agent.evidence.units` chooses among them): a paragraph's
 sentences (an abbreviation does not end one), list items, table rows under their header,
 and fenced code blocks, each under the heading it stands under.
 """

@@ -1,22 +1,12 @@
-"""The agent's policy: which checks by code apply, chosen by the model's profile.
+"""The agent's policy, as data: which checks by code apply, and the answer stage's steps.
 
-The checks are pure functions grouped by stage:
-
-* ``question.py``: what a question is made of (parts, references, small talk), and a
-  review of a small model's question analysis (no split of a one-part question, no
-  rewrite that loses the question, ...);
-* ``depth.py``: how deep a question goes (a direct reply, one step, several steps), and
-  whether it needs an analysis call at all;
-* ``subjects.py``: the subjects a question offers to judge between, for the gate, the
-  unit selection and the claim check (``verdicts.py``);
-* ``evidence.py``: which passages count as evidence (named subjects, the search-score
-  gate that replaces relevance grading on small models, queries worth running);
-* ``answer.py``: what is checked before an answer is shown (a second look at an
-  abstention, years no passage names).
-
-:class:`Policy` says which of them apply. A ``small`` profile (the ``local`` provider,
-Ollama tags under 7B) gets them all; a ``capable`` one (cloud models, Ollama >= 7B) gets
-none of the small-model checks: its analysis and grades are used as they are.
+The agent is grouped by stage: ``question/`` (a question read once, its analysis reviewed,
+its depth), ``evidence/`` (the score gate, the units the writer reads), ``research/``
+(searching, reading, writing), ``checks/`` (each sentence against what it cites, citations
+mended, the verifier) and ``answer/`` (the named steps over one draft, then one decision).
+:class:`Policy` says which checks apply and lists the answer steps. A ``small`` profile
+(the ``local`` provider, models under 7B) gets them; a ``capable`` one (cloud models,
+Ollama >= 7B) gets none of the small-model checks and a short answer-step list.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from archivist.agent.claims import CITATION, CheckedAnswer, parse_citations
+from archivist.agent.answer.sources import MAX_SOURCES, to_source
+from archivist.agent.checks.claims import CITATION, CheckedAnswer, parse_citations
 from archivist.agent.prompts import ABSTAIN_PREFIX
-from archivist.agent.sources import MAX_SOURCES, to_source
 from archivist.agent.state import Evidence, SubAnswer
 from archivist.events import Source
 

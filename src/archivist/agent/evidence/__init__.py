@@ -1,0 +1,1 @@
+"""The evidence stage: which passages count (the score gate), and the units the writer reads."""
