@@ -63,13 +63,3 @@ class Checker:
             claims.append(self._seen[key])
         draft.claims = claims
         return draft
-
-    def holds(self, sentence: str, citations: list[int], draft: Draft) -> bool:
-        """Whether the units ``citations`` name support ``sentence`` (checked once)."""
-        key = (sentence, tuple(citations), id(draft.units))
-        if key not in self._seen:
-            self.checks += 1
-            self._seen[key] = check_claim(sentence, citations, draft.unit_texts, self.embedder,
-                                          question=draft.question.question,
-                                          threshold=self.threshold)
-        return self._seen[key].supported
