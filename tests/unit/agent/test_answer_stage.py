@@ -37,6 +37,11 @@ def test_instructions_are_set_apart_from_the_question() -> None:
     # nothing that asks: the whole text is the question, nothing is lost
     assert split_instructions("Round to two decimals.").question == "Round to two decimals."
     assert split_instructions("How do I round to two decimals in R?").instructions == []
+    # context a user gives is part of the question, not an instruction
+    context = split_instructions("Context: we run Vellum 15. How do I upgrade it?")
+    assert context.question == "Context: we run Vellum 15. How do I upgrade it?"
+    assert split_instructions("What is Orrin's DIO? DIO = 365 * inventory / COGS.").definitions \
+        == ["DIO = 365 * inventory / COGS."]
 
 
 def test_a_question_is_parsed_once_into_plain_data() -> None:

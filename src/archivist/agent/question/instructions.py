@@ -21,7 +21,7 @@ _ABBREVIATION = re.compile(
     r"(?:\b[A-Z]\.|\b(?:Inc|Corp|Co|Ltd|No|vs|approx|e\.g|i\.e|St|Mr|Mrs|Dr)\.)$")
 _DEFINITION = re.compile(
     r"\b(?:is|are)\s+(?:defined|calculated|computed|measured|given)\s+(?:as|by)\b"
-    r"|\bdefined\s+as\b|^\s*[\w()/&' -]{1,60}\s*[:=]\s*[\w(]",
+    r"|\bdefined\s+as\b|^\s*[\w()/&' -]{1,60}\s*=\s*[\w(]",
     re.IGNORECASE)
 _FORMAT = re.compile(
     r"^\W*(?:please\s+)?(?:round|express|answer|respond|reply|report|present|format|show"
