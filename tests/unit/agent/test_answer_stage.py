@@ -162,3 +162,9 @@ def test_a_question_naming_a_one_letter_subject_is_not_small_talk() -> None:
 
     assert not is_small_talk("What is Q?") and not is_small_talk("What is C?")
     assert is_small_talk("Hi Archivist!") and is_small_talk("Thanks, that was helpful")
+
+
+def test_a_question_naming_nothing_is_not_defined_by_a_title() -> None:
+    from archivist.agent.question.analysis import defined_by
+
+    assert not defined_by("How much did it grow in 2017?", ["Annual report 2017 grow.pdf"])

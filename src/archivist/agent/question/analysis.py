@@ -225,10 +225,10 @@ def asks_to_judge(question: str) -> bool:
 def defined_by(question: str, titles: list[str]) -> bool:
     """Whether the library's ``titles`` name what ``question`` asks about.
 
-    A named subject of the question (or, when it names none, a content word) is a whole
-    word of a document's title or file name: "What is R?" over a library holding "R FAQ".
+    A named subject of the question is a whole word of a document's title or file name:
+    "What is R?" over a library holding "R FAQ". A question naming nothing is not.
     """
-    wanted = subject_terms(question) or content_words(question)
+    wanted = subject_terms(question)
     named = {w for t in titles for w in _TOKENS.findall(t.lower())}
     return bool(wanted & named)
 
