@@ -273,7 +273,8 @@ class ConversationNodes:
         on_subject = True
         if units and not prompts.abstains(text):
             parsed = ParsedQuestion.from_dict(state.parsed, state.question)
-            draft = run_steps(Draft(parsed, text, units), self.policy.answer_steps,
+            draft = run_steps(Draft(parsed, text, units, passages=evidence),
+                              self.policy.answer_steps,
                               Tools(Checker(self.embedder), self.verify),
                               report=lambda name, said: emit_step(_STEP_KINDS.get(
                                   name, StepKind.CLAIMS), said))

@@ -168,3 +168,15 @@ def test_a_question_naming_nothing_is_not_defined_by_a_title() -> None:
     from archivist.agent.question.analysis import defined_by
 
     assert not defined_by("How much did it grow in 2017?", ["Annual report 2017 grow.pdf"])
+
+
+def test_a_subject_named_only_by_the_section_read_counts() -> None:
+    # the unit's own text and headings miss "Osk"; the section it was cut from names it
+    units = [_unit("Boarding closes ten minutes before departure.", headings=["Ferries"])]
+    section = _unit("## Osk ferry\nBoarding closes ten minutes before departure.",
+                    headings=["Ferries"])
+    draft = _draft("When does boarding for the Osk ferry close?",
+                   "Boarding closes ten minutes before departure [1].", units)
+    assert decide(draft, STRICTNESS["balanced"]).outcome == "abstain"
+    draft.passages = [section]
+    assert decide(draft, STRICTNESS["balanced"]).outcome == "answer"

@@ -1,11 +1,12 @@
 """One decision per answer: show it, show it with its weak sentences flagged, or abstain.
 
 An answer's score is the share of its sentences the units they cite support, times how
-well it addresses the question: the share of the question's named subjects that the
-units the writer read (or the answer) name, halved when the question asks for a year, a
-time or a number and the answer states none. An answer scoring at least the threshold of the
-``agent.strictness`` setting is shown, any unsupported sentence marked; below it, the
-answer is the abstention that says what was found. Every profile is judged the same way.
+well it addresses the question: the share of the question's named subjects that the units
+the writer read, the passages they were cut from, or the answer name, halved when the
+question asks for a year, a time or a number and the answer states none. An answer
+scoring at least the threshold of the ``agent.strictness`` setting is shown, any
+unsupported sentence marked; below it, the answer is the abstention that says what was
+found. Every profile is judged the same way.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def subjects_named(question: ParsedQuestion, units: list[Evidence], answer: str 
 def addressing(question: ParsedQuestion, draft: Draft) -> float:
     """How well ``draft`` addresses ``question``: subjects named, times the kind stated."""
     stated = " ".join(c.text for c in draft.supported) or strip_citations(draft.text)
-    share = subjects_named(question, draft.units, stated)
+    share = subjects_named(question, [*draft.units, *draft.passages], stated)
     if question.kind in (YEAR, TIME, NUMBER) and not question.states_what_is_asked(stated):
         share *= KIND_MISSED
     return share

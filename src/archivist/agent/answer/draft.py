@@ -23,6 +23,8 @@ class Draft:
     text: str
     units: list[Evidence]
     claims: list[Claim] = field(default_factory=list)
+    #: the passages and sections the units were cut from (what research kept)
+    passages: list[Evidence] = field(default_factory=list)
 
     @property
     def unit_texts(self) -> list[str]:
