@@ -237,11 +237,12 @@ class ConversationNodes:
 
     @timed("answer")
     def answer(self, state: AgentState) -> dict[str, Any]:
-        """One answer: the lone sub-answer as is, or a composition; then every claim checked.
+        """One answer: the lone sub-answer as is, or a composition; then the answer stage.
 
-        An answer written from numbered units has each sentence checked against the units
-        it cites (``claims.py``); its Sources are the cited units' places, and an answer
-        with no supported claim becomes an abstention that says what was found.
+        An answer written from numbered units goes through the policy's answer steps and
+        one decision (``answer/``): shown, with its Sources the cited units' places and
+        any unsupported sentence marked, or replaced by an abstention that says what was
+        found.
         Nothing has been shown to the user yet: the answer in the state when the graph
         ends is what streams (see ``service.py``).
         """
