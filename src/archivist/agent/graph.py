@@ -66,8 +66,7 @@ def build_graph(
     nodes = ConversationNodes(
         llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy,
         fast_profile=fast_profile, policy=policy, embedder=embedder,
-        documents=(lambda: [d.name for d in source.documents()]) if source else None,
-        titles=(lambda: [f"{d.title} {d.name}" for d in source.documents()]) if source else None,
+        library=(lambda: [(d.name, d.title) for d in source.documents()]) if source else None,
     )
     research = build_research_graph(
         llm, retriever, settings, fast_llm=fast_llm, web=web, strategy=strategy,

@@ -77,15 +77,14 @@ class ConversationNodes:
         web_enabled: bool = False, strategy: StrategyChoice | None = None,
         fast_profile: ModelProfile = DEFAULT_PROFILE, policy: Policy = CAPABLE,
         embedder: QueryEmbedder | None = None,
-        documents: Callable[[], list[str]] | None = None,
-        titles: Callable[[], list[str]] | None = None,
+        library: Callable[[], list[tuple[str, str]]] | None = None,
     ) -> None:
         self.llm = llm
         self.policy = policy
-        # the library's file names, for whole-document questions (none: the setting is off)
-        self.documents = (documents or list) if settings.agent.document_questions else list
-        # the library's document titles and names: a term they name is not asked back
-        self.titles = titles or list
+        # the library's documents as (file name, title), read once per question: a term a
+        # title names is not asked back, and a question may ask about a whole document
+        self.library = library or list
+        self.document_questions = settings.agent.document_questions
         self.embedder = embedder
         self.fast_llm = fast_llm or llm
         self.analyzer = structured_output(self.fast_llm, QuestionAnalysis, fast_profile,
@@ -150,12 +149,13 @@ class ConversationNodes:
         if parsed.instructions:
             emit_step(StepKind.INSTRUCTIONS, f"{len(parsed.instructions)} instructions set "
                       "apart from the question", items=parsed.instructions)
+        library = self.library()
         asked = Asked(
             question=question, fresh=not (state.messages or state.summary or rounds),
             rounds=rounds, may_ask=rounds < self.max_clarifications,
             history=bool(state.messages), previous=last_question(list(state.messages)),
             web_enabled=self.web_enabled, max_sub_questions=self.max_sub_questions,
-            defined=defined_by(question, self.titles()),
+            defined=defined_by(question, [f"{title} {name}" for name, title in library]),
         )
         plan = plan_without_model(asked) if self.policy.plan_in_code else None
         how = "planned in code: no analysis call"
@@ -167,7 +167,8 @@ class ConversationNodes:
         if plan.clarification:
             return {"clarification": plan.clarification, "sub_questions": [],
                     "route": plan.route, "parsed": parsed.to_dict()}
-        depth = depth_of(plan, question, self.documents())
+        names = [name for name, _ in library] if self.document_questions else []
+        depth = depth_of(plan, question, names)
         if depth == Depth.DOCUMENT:
             how += "; asks about a whole document the library holds"
         emit_step(StepKind.DEPTH, depth, reason=how, policy=self.policy.name)
