@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from archivist.agent.answer.draft import Draft
+from archivist.agent.evidence.gate import mentioned
 from archivist.agent.question import ParsedQuestion
 from archivist.agent.question.parsed import NUMBER, TIME, YEAR
 from archivist.agent.state import Evidence
@@ -53,9 +54,7 @@ def subjects_named(question: ParsedQuestion, units: list[Evidence], answer: str 
     """
     if not question.subjects:
         return 1.0
-    text = " ".join([answer, *(" ".join([*u.get("heading_path", []), u.get("document_name", ""),
-                                          u.get("text", "")]) for u in units)])
-    words = set(_TOKENS.findall(text.lower()))
+    words = mentioned(units) | set(_TOKENS.findall(answer.lower()))
     return sum(named(t, words) for t in question.subjects) / len(question.subjects)
 
 

@@ -38,7 +38,8 @@ ANSWER_NAMES = 10
 BRIDGE_WORDS = 8
 
 
-def _mentioned(evidence: Iterable[Evidence]) -> set[str]:
+def mentioned(evidence: Iterable[Evidence]) -> set[str]:
+    """The words of the passages' text, section headings and document names (lower case)."""
     words: set[str] = set()
     for item in evidence:
         words.update(_TOKENS.findall(_place(item).lower()))
@@ -48,7 +49,7 @@ def _mentioned(evidence: Iterable[Evidence]) -> set[str]:
 
 def _place(item: Evidence) -> str:
     """Where a passage comes from: its section's headings and its document's name."""
-    return " ".join([*item.get("heading_path", []), item["document_name"]])
+    return " ".join([*item.get("heading_path", []), item.get("document_name", "")])
 
 
 def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
@@ -66,7 +67,7 @@ def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:
 
 def subjects_named(question: str, evidence: Iterable[Evidence]) -> set[str]:
     """The question's named subjects (lower-cased) the passages name."""
-    return _named(subject_terms(question), _mentioned(evidence))
+    return _named(subject_terms(question), mentioned(evidence))
 
 
 def _named(terms: set[str], words: set[str]) -> set[str]:
