@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from archivist.agent.tools import make_tools
+from archivist.agent.tools import agent_search_mode, make_tools
 from archivist.application import Application
+from archivist.settings import Settings
 from archivist.types import DocumentRecord, Parent, SearchHit
 
 
@@ -13,8 +14,10 @@ class SpyRetriever:
     def __init__(self, inner) -> None:
         self.inner = inner
         self.parent_ids: list[str] = []
+        self.modes: list[str | None] = []
 
     def search(self, query, k=5, mode=None, document_ids=None) -> list[SearchHit]:
+        self.modes.append(mode)
         return self.inner.search(query, k, mode, document_ids)
 
     def get_parent(self, parent_id: str) -> Parent | None:
@@ -25,10 +28,29 @@ class SpyRetriever:
         return self.inner.get_document(document_id)
 
 
-def tools_for(library: Application, hits: int = 6):
+def tools_for(library: Application, hits: int = 6, mode=None):
     spy = SpyRetriever(library.searcher.retriever())
-    search, read = make_tools(spy, hits)
+    search, read = make_tools(spy, hits, mode)
     return spy, search, read
+
+
+def test_the_agent_searches_the_entity_graph_when_the_library_builds_one(tmp_path) -> None:
+    def mode(**groups) -> str | None:
+        return agent_search_mode(Settings(data_dir=tmp_path, **groups))
+
+    assert mode() is None  # the index's own search_mode
+    assert mode(index={"entity_graph": True}) == "graph"
+    assert mode(index={"entity_graph": True}, agent={"search_mode": "hybrid"}) == "hybrid"
+    assert mode(agent={"search_mode": "multihop"}) == "multihop"
+
+
+def test_the_search_tool_searches_in_its_mode(corpus_library: Application) -> None:
+    spy, search, _ = tools_for(corpus_library, mode="bm25")
+    message = search.invoke(
+        {"name": "search_documents", "args": {"query": "PostgreSQL"}, "id": "1",
+         "type": "tool_call"}
+    )
+    assert spy.modes == ["bm25"] and 'document="postgres-guide.md"' in message.content
 
 
 def test_search_results_are_capped_and_quoted_as_data(corpus_library: Application) -> None:

@@ -22,6 +22,8 @@ from archivist.agent.steps import StepKind, emit_step
 from archivist.agent.tables import label_year_columns
 from archivist.filings.scope import scope
 from archivist.index.retriever import DocumentSource, Retriever
+from archivist.settings import Settings
+from archivist.settings.index import SearchMode
 from archivist.types import Parent, SearchHit, document_title
 from archivist.web import WebResult
 
@@ -183,7 +185,7 @@ def scoped_documents(source: DocumentSource | None, query: str) -> tuple[list[st
 
 
 def within_named_document(retriever: Retriever, source: DocumentSource | None, query: str,
-                          k: int) -> list[SearchHit]:
+                          k: int, mode: SearchMode | None = None) -> list[SearchHit]:
     """The hits of a search kept to the documents the query names (:func:`scoped_documents`).
 
     ``[]`` when the query names none, or nothing in them matches: the caller then searches
@@ -192,14 +194,31 @@ def within_named_document(retriever: Retriever, source: DocumentSource | None, q
     ids, name = scoped_documents(source, query)
     if not ids:
         return []
-    hits = retriever.search(query, k=k, document_ids=ids)[:k]
+    hits = retriever.search(query, k=k, mode=mode, document_ids=ids)[:k]
     if hits:
         emit_step(StepKind.WITHIN_DOCUMENT, f"searched within {name}", document=name)
     return hits
 
 
-def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
-    """``search_documents`` and ``read_parent`` over one collection's retriever."""
+def agent_search_mode(settings: Settings) -> SearchMode | None:
+    """The search mode of the agent's searches (``None``: the index's ``search_mode``).
+
+    ``agent.search_mode`` when set; on ``auto``, ``graph`` when the library builds the
+    entity graph (``index.entity_graph``), so a library indexed for multi-hop questions is
+    searched through its entity links, and the index's own mode otherwise.
+    """
+    chosen = settings.agent.search_mode
+    if chosen != "auto":
+        return chosen
+    return "graph" if settings.index.entity_graph else None
+
+
+def make_tools(retriever: Retriever, max_hits: int,
+               mode: SearchMode | None = None) -> list[BaseTool]:
+    """``search_documents`` and ``read_parent`` over one collection's retriever.
+
+    ``mode`` is the search mode of ``search_documents`` (``None``: the index's setting).
+    """
     source = retriever if isinstance(retriever, DocumentSource) else None
 
     def search_documents(query: str) -> tuple[str, list[Evidence]]:
@@ -207,9 +226,9 @@ def make_tools(retriever: Retriever, max_hits: int) -> list[BaseTool]:
         query = " ".join(str(query).split())[:500]
         if not query:
             return "Empty query: give some words to search for.", []
-        hits = within_named_document(retriever, source, query, max_hits)
+        hits = within_named_document(retriever, source, query, max_hits, mode)
         if not hits:
-            hits = retriever.search(query, k=max_hits)[:max_hits]
+            hits = retriever.search(query, k=max_hits, mode=mode)[:max_hits]
         return render_hits(query, hits), [hit_evidence(h) for h in hits]
 
     def read_parent(parent_id: str) -> tuple[str, list[Evidence]]:

@@ -38,6 +38,11 @@ class AgentSettings(BaseModel):
     tool_result_hits: int = Field(default=6, ge=1, le=20,
         description="Passages a search shows the model.",
     )
+    search_mode: Literal["auto", "hybrid", "bm25", "dense", "multihop", "graph"] = Field(
+        default="auto",
+        description="The search mode of the agent's searches. auto: graph when the library "
+        "builds the entity graph (index.entity_graph), else index.search_mode.",
+    )
     pipeline_read_chars: int = Field(
         default=4000, ge=0,
         description="pipeline strategy: characters of whole parent sections read for the "

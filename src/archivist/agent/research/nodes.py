@@ -50,6 +50,7 @@ from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.tools import (
     READ_PARENT,
     SEARCH,
+    agent_search_mode,
     evidence_block,
     make_tools,
 )
@@ -79,7 +80,9 @@ class ResearchNodes:
         self.policy = policy
         self.fast_llm = fast_llm or llm
         self.strategy = strategy or choose_strategy(settings)
-        self.tools = {t.name: t for t in make_tools(retriever, settings.agent.tool_result_hits)}
+        tools = make_tools(retriever, settings.agent.tool_result_hits,
+                           agent_search_mode(settings))
+        self.tools = {t.name: t for t in tools}
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
