@@ -56,8 +56,8 @@ class Policy:
     score_gate: bool = False
     #: read the passages once more when the answer abstains over relevant ones
     second_look: bool = False
-    #: search once more for the names the passages (or the answer) state, and write again
-    #: when that finds a page no search had reached: the second hop of a two-hop question
+    #: search again for the names the passages (or the answer) state, and write again when
+    #: that finds a page no search had reached (``agent.max_hops`` times at most)
     bridge_hop: bool = False
     #: the writer is not offered "the documents do not contain ...": the decision abstains
     abstain_in_code: bool = False

@@ -48,6 +48,11 @@ class AgentSettings(BaseModel):
         description="pipeline strategy: characters of whole parent sections read for the "
         "answer, best passage's section first (0: answer from the passages only).",
     )
+    max_hops: int = Field(
+        default=1, ge=0, le=4,
+        description="Bridge hops a small model's research may take: a search for the names "
+        "its passages or its answer state, then the answer written again (0: none).",
+    )
     max_clarifications: int = Field(default=2, ge=0, description="Ask-back rounds per question.")
     second_look: bool = Field(
         default=True,

@@ -278,8 +278,8 @@ class Corrective:
         """
         update: dict[str, Any] = {
             "messages": [], "evidence": [], "graded": [], "rejected": [], "queries_run": [],
-            "tool_calls": state.tool_calls, "hits_seen": state.hits_seen, "hopped": True,
-            "hop_query": query,
+            "tool_calls": state.tool_calls, "hits_seen": state.hits_seen,
+            "hops": state.hops + 1, "hop_query": "\n".join(filter(None, [state.hop_query, query])),
         }
         if query.lower() in {q.lower() for q in state.queries_run}:
             return update
@@ -292,7 +292,8 @@ class Corrective:
                       sub_question=state.index,
                       pages=[" > ".join(e.get("heading_path") or []) for e in found])
         update["hop_found"] = bool(found)
-        update["hop_sections"] = list(dict.fromkeys(e["parent_id"] for e in found))
+        update["hop_sections"] = list(dict.fromkeys(
+            [*state.hop_sections, *(e["parent_id"] for e in found)]))
         if not update["hop_found"]:
             update["messages"] = []
         return update

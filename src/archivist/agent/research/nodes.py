@@ -78,6 +78,8 @@ class ResearchNodes:
     ) -> None:
         self.llm = llm
         self.policy = policy
+        #: bridge hops a sub-question may take (``agent.max_hops``; none without the policy's)
+        self.max_hops = settings.agent.max_hops if policy.bridge_hop else 0
         self.fast_llm = fast_llm or llm
         self.strategy = strategy or choose_strategy(settings)
         tools = make_tools(retriever, settings.agent.tool_result_hits,
@@ -207,7 +209,7 @@ class ResearchNodes:
         return message_text(reply.content).strip()
 
     def hop(self, state: ResearchState) -> dict[str, Any]:
-        """The bridge hop, once: a search for the names the passages or the answer state.
+        """A bridge hop (``agent.max_hops`` at most): a search for names passages or answers state.
 
         * Before any writing, for a year no kept passage names: the names those passages
           state; only a page one of them names counts ("At the 2011 census, what was the
@@ -220,20 +222,20 @@ class ResearchNodes:
             query = bridge_query(state.sub_question, state.evidence)
             return self.corrective.hop(state, query, named_only=True, reason=(
                 "no passage names the year asked about: searching the names they state"
-            )) if query else {"hopped": True}
+            )) if query else {"hops": self.max_hops}
         answer = message_text(last.content)
         if not needs_second_look(answer.strip(), state.evidence):
             query = answer_query(state.sub_question, without_markup(answer))
             return self.corrective.hop(state, query, named_only=True, reason=(
                 "the answer names what the question does not, and the page of that name "
-                "was not read: writing again with it")) if query else {"hopped": True}
+                "was not read: writing again with it")) if query else {"hops": self.max_hops}
         cited = [state.units[n - 1] for n in parse_citations(answer)
                  if 1 <= n <= len(state.units)] or state.units[:1]
         sections = {u["parent_id"] for u in cited}  # what the writer saw of their sections
         query = bridge_query(state.sub_question,
                              [u for u in state.units if u["parent_id"] in sections])
         if not query:
-            return {"hopped": True}
+            return {"hops": self.max_hops}
         return self.corrective.hop(state, query, reason="the answer said nothing: searching "
                                    "the names its passages state")
 
@@ -315,7 +317,7 @@ class ResearchNodes:
         unless a bridge hop finds a page, named by the passages, that names it.
         """
         if years_not_covered(state.sub_question, list(state.evidence))[0]:
-            return "hop" if self.policy.bridge_hop and not state.hopped else "finish"
+            return "hop" if state.hops < self.max_hops else "finish"
         if (self.table_path is not None and not state.table_tried and not state.web_only
                 and self.table_path.applies(state.sub_question, list(state.evidence))):
             return "tables"
@@ -342,12 +344,14 @@ class ResearchNodes:
         return self.after_fallback(state)
 
     def after_write(self, state: ResearchState) -> Literal["hop", "finish"]:
-        """The bridge hop, once, after an answer.
+        """A bridge hop after an answer, while ``agent.max_hops`` allows.
 
         An answer that said nothing over relevant passages searches the names they state;
-        one that answered, the names it states.
+        one that answered, the names it states. An answer written again after a hop may hop
+        once more (a third passage of a three-hop question); a hop that finds no new page
+        ends the chain.
         """
-        if not self.policy.bridge_hop or state.hopped or state.web_only or not state.units:
+        if state.hops >= self.max_hops or state.web_only or not state.units:
             return "finish"
         answer = message_text(state.messages[-1].content).strip()
         if needs_second_look(answer, state.evidence):

@@ -65,8 +65,8 @@ class ResearchState:
     table_answered: bool = False  # ... and answered from a query's result
     document_answered: bool = False  # answered from a whole document's sections
     write_prompt: str = ""  # the user message of the writing call (a second look continues it)
-    hopped: bool = False  # the bridge hop ran (``Corrective.hop``): it runs once ...
-    hop_found: bool = False  # ... and kept new passages, so the answer was written again
-    hop_query: str = ""  # ... with this query
-    hop_sections: list[str] = field(default_factory=list)  # the sections it found (parent ids)
+    hops: int = 0  # bridge hops run (``Corrective.hop``), at most ``agent.max_hops`` ...
+    hop_found: bool = False  # ... the last one kept new passages: the answer is written again
+    hop_query: str = ""  # ... the hops' queries, one per line
+    hop_sections: list[str] = field(default_factory=list)  # the sections they found (parent ids)
     sub_answers: list[SubAnswer] = field(default_factory=list)
