@@ -48,6 +48,11 @@ class AgentSettings(BaseModel):
         description="pipeline strategy: characters of whole parent sections read for the "
         "answer, best passage's section first (0: answer from the passages only).",
     )
+    evidence_tokens: int | None = Field(
+        default=None, ge=100, le=20_000,
+        description="Tokens of evidence sentences the answer is written from (default: the "
+        "model profile's, 700 for a small model and 2,500 for a capable one).",
+    )
     max_hops: int = Field(
         default=1, ge=0, le=4,
         description="Bridge hops a small model's research may take: a search for the names "

@@ -98,7 +98,7 @@ class ResearchNodes:
             read_tool=self.tools[READ_PARENT],
             read_chars=0 if self.strategy.uses_tools else settings.agent.pipeline_read_chars,
             embedder=embedder,
-            unit_tokens=policy.budgets.unit_tokens,
+            unit_tokens=settings.agent.evidence_tokens or policy.budgets.unit_tokens,
             write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
             else prompts.WRITE_UNITS_SYSTEM,
         )
