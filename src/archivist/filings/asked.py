@@ -24,7 +24,7 @@ __all__ = ["AskedMetric", "asked_metric", "standard_metric"]
 _STANDARD = (
     ("gross_margin", r"gross (?:profit )?margin"),
     ("operating_margin", r"operating (?:profit |income )?margin"),
-    ("net_margin", r"net (?:profit |income )?margin|\bprofit margin"),
+    ("net_margin", r"net (?:profit |income )?margin|(?<!gross )(?<!operating )\bprofit margin"),
     ("dpo", r"days? (?:of )?payables? outstanding|\bDPO\b"),
     ("dso", r"days? (?:of )?sales outstanding|\bDSO\b"),
     ("dio", r"days? (?:of )?inventory outstanding|days? in inventory|\bDIO\b"),
