@@ -1,6 +1,6 @@
 """A filing's metric computed in code end to end: real PDF, library and SQL, model scripted.
 
-The filing is made up (Tallowmere Outfitters, fiscal 2023 ended September 30) and has no
+The filing is made up (Tallowmere Outfitters, fiscal 2023 ended May 31) and has no
 accounts receivable line, so a DSO cannot be computed from it.
 """
 
@@ -45,7 +45,7 @@ DPO_QUESTION = (
     "inventory between FY2022 and FY2023). Round your answer to one decimal place.")
 # 365 * ((733 + 689) / 2) / (5,372 + (1,134 - 1,046)) = 47.5302...
 WORKED = "365 × (((733 + 689) ÷ 2)) ÷ (5,372 + (1,134 - 1,046))"
-AP_SQL = ('SELECT line_item, "d2023_09_30", page FROM "balance_sheet" '
+AP_SQL = ('SELECT line_item, "d2023_05_31", page FROM "balance_sheet" '
           "WHERE line_item = 'Accounts payable'")
 COGS_SQL = ('SELECT line_item, "fy2023", page FROM "income_statement" '
             "WHERE line_item = 'Cost of sales'")
@@ -59,11 +59,11 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory,
     root = tmp_path_factory.mktemp("metric")
     (root / "docs").mkdir()
     make_filing(root / "docs" / "1.pdf",
-                cover_lines("Tallowmere Outfitters, Inc.", "10-K", "September 30, 2023", "TLWM"),
+                cover_lines("Tallowmere Outfitters, Inc.", "10-K", "May 31, 2023", "TLWM"),
                 [("TALLOWMERE OUTFITTERS, INC. CONSOLIDATED STATEMENTS OF OPERATIONS", INCOME,
                   ("2023", "2022")),
                  ("CONSOLIDATED BALANCE SHEETS", BALANCE,
-                  ("September 30, 2023", "September 30, 2022")),
+                  ("May 31, 2023", "May 31, 2022")),
                  ("CONSOLIDATED STATEMENTS OF CASH FLOWS", CASH, ("2023", "2022"))])
     with Application(Settings(data_dir=root / "lib"), embedder=embedder) as library:
         assert library.ingest.files([root / "docs"]).counts["added"] == 1
@@ -87,7 +87,7 @@ def test_a_defined_metric_is_computed_shown_and_cited_to_its_pages(
     answer = done(events)["answer"]
     assert "DPO = 365 * (average accounts payable between FY2022 and FY2023)" in answer
     assert f"= {WORKED}\n= 47.5 days" in answer  # one decimal, as asked
-    assert "Accounts payable, September 30, 2023: 733 [1.pdf, p. 3]" in answer
+    assert "Accounts payable, May 31, 2023: 733 [1.pdf, p. 3]" in answer
     assert "Cost of sales, fiscal 2023: 5,372 [1.pdf, p. 2]" in answer
     (sources,) = [e.data for e in events if e.type == "sources"]
     assert sorted(s["pages"] for s in sources["sources"]) == ["p. 2", "p. 3"]
@@ -126,6 +126,6 @@ def test_archivist_ask_prints_the_computation_its_sources_and_the_sql(
     out = result.output
     assert "working capital = current assets - current liabilities" in out
     assert "= 2,071 - 1,045\n= USD 1.03 billion" in out  # 1,026 millions, 2 decimals
-    assert '· sql: SELECT line_item, "d2023_09_30", page FROM "balance_sheet" WHERE ' \
+    assert '· sql: SELECT line_item, "d2023_05_31", page FROM "balance_sheet" WHERE ' \
            "line_item = 'Total current assets'" in out
     assert "Sources:" in out and "1.pdf, p. 3" in out.split("Sources:", 1)[1]
