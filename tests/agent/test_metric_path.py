@@ -7,14 +7,15 @@ accounts receivable line, so a DSO cannot be computed from it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import pytest
 from tests.agent.helpers import done, run, source_names, steps
 from tests.filings.fake_filings import cover_lines, make_filing
 from typer.testing import CliRunner
 
+from archivist.agent.service import AgentService
 from archivist.app.cli.main import app as cli_app
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
@@ -78,12 +79,18 @@ def library(data_dir: Path, embedder: SentenceTransformerEmbedder) -> Iterator[A
         yield opened
 
 
+def _service(library: Application, llm: ScriptedChatModel, policy: str = "capable"
+             ) -> AgentService:
+    return AgentService(library.searcher, library.settings.with_values(agent={"policy": policy}),
+                        llm=llm)
+
+
 @pytest.mark.parametrize("policy", ["capable", "small"])
-def test_a_defined_metric_is_computed_shown_and_cited_to_its_pages(
-    make_service: Any, library: Application, policy: str,
-) -> None:
+def test_a_defined_metric_is_computed_shown_and_cited_to_its_pages(library: Application,
+                                                                  policy: str) -> None:
     llm = ScriptedChatModel()
-    events = run(make_service(llm, library=library, policy=policy), DPO_QUESTION)
+    with closing(_service(library, llm, policy)) as service:
+        events = run(service, DPO_QUESTION)
     answer = done(events)["answer"]
     assert "DPO = 365 * (average accounts payable between FY2022 and FY2023)" in answer
     assert f"= {WORKED}\n= 47.5 days" in answer  # one decimal, as asked
@@ -101,10 +108,9 @@ def test_a_defined_metric_is_computed_shown_and_cited_to_its_pages(
                    for call in llm.calls)  # no model call wrote or computed it
 
 
-def test_a_missing_line_item_falls_back_with_the_reason(make_service: Any,
-                                                        library: Application) -> None:
-    events = run(make_service(ScriptedChatModel(), library=library),
-                 "What was Tallowmere Outfitters' FY2023 days sales outstanding?")
+def test_a_missing_line_item_falls_back_with_the_reason(library: Application) -> None:
+    with closing(_service(library, ScriptedChatModel())) as service:
+        events = run(service, "What was Tallowmere Outfitters' FY2023 days sales outstanding?")
     (fallback,) = steps(events, "metric_fallback")
     assert fallback["detail"] == ("days sales outstanding not computed: no line item for "
                                   "accounts receivable in the balance sheet: answering by "
