@@ -169,3 +169,20 @@ def test_a_year_no_table_names_asks_for_no_query(make_service,
     (fallback,) = steps(events, "table_fallback")
     assert "year" in fallback["detail"]
     assert not [c for c in llm.calls if "SQLite SELECT query" in c.text]
+
+
+def test_the_rounding_and_unit_asked_reach_the_query_and_the_result(
+    make_service, table_library: Application,
+) -> None:
+    llm = table_model("SELECT AVG(contribution_profit) FROM segments WHERE revenues > 100")
+    events = run(make_service(llm, library=table_library),
+                 "What is the average contribution profit of the segments? Round your answer "
+                 "to one decimal place. Answer in thousands.")
+    sql_prompt = next(c.text for c in llm.calls if "SQLite SELECT query" in c.text)
+    asked = ("The user's instructions for the answer (quoted): Round your answer to one "
+             "decimal place. Answer in thousands.")
+    assert asked in sql_prompt
+    answer_prompt = next(c.text for c in llm.calls if "result\nof the SQL query" in c.text)
+    assert asked in answer_prompt
+    assert "918,341.7" in answer_prompt and "918,341.6667" not in answer_prompt  # 2,755,025 / 3
+    assert "918,341.7" in done(events)["answer"]

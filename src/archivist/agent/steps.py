@@ -58,6 +58,8 @@ class StepKind(StrEnum):
     SQL = "sql"
     SQL_ERROR = "sql_error"
     TABLE_FALLBACK = "table_fallback"
+    METRIC = "metric"  # a filing's metric computed in code: the formula with its figures
+    METRIC_FALLBACK = "metric_fallback"  # ... or why it was not, before the usual path
     EVIDENCE = "evidence"  # the units the writer sees
     WITHIN_DOCUMENT = "within_document"  # a search kept to the document the question names
     DOCUMENT = "document"  # a whole-document question: which document, which sections

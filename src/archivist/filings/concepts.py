@@ -30,8 +30,8 @@ _I, _B, _C = "income_statement", "balance_sheet", "cash_flow_statement"
 CONCEPTS = {c.name: c for c in (
     Concept("revenue", _I, (r"total (?:net )?revenues?", r"(?:net )?revenues?", r"total net sales",
                             r"net sales", r"total sales", r"sales", r"net revenues? and other"),
-            ("revenue", "revenues", "sales", "net sales", "net revenue", "total revenue",
-             "turnover", "top line")),
+            ("revenue", "revenues", "sales", "net sales", "net revenue", "net revenues",
+             "total revenue", "turnover", "top line")),
     Concept("cost_of_revenue", _I, (r"total cost of (?:revenues?|sales|goods sold)",
                                     r"cost of (?:revenues?|sales|goods sold|products sold)\b.*",
                                     r"cost of goods and services sold"),

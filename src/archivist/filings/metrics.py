@@ -22,7 +22,8 @@ from archivist.index.table_sql import run_select
 from archivist.index.table_store import StoredTable, TableStore, quote
 from archivist.types import Cell
 
-__all__ = ["METRICS", "Figure", "MetricResult", "StatementFigures", "compute", "growth"]
+__all__ = ["METRICS", "Figure", "MetricResult", "StatementFigures", "compute", "growth",
+           "round_half_up"]
 
 METRICS: dict[str, tuple[str, str, str]] = {
     "gross_margin": ("gross margin", "(revenue - cost of revenue) / revenue * 100", "%"),
@@ -178,7 +179,8 @@ def _period_text(period: Period, shift: int) -> str:
     return f"{match.group(1)}{int(match.group(2)) - shift}{match.group(3) or ''}"
 
 
-def _round(value: float, decimals: int) -> float:
+def round_half_up(value: float, decimals: int) -> float:
+    """``value`` rounded half up to ``decimals`` places (2.675 to 2 places is 2.68)."""
     step = Decimal(1).scaleb(-decimals)
     return float(Decimal(repr(value)).quantize(step, rounding=ROUND_HALF_UP))
 
@@ -211,7 +213,7 @@ def compute(formula: str, statements: StatementFigures, year: Period, decimals: 
     except FormulaError as exc:
         result.error = str(exc)
         return result
-    result.rounded = _round(result.value, decimals)
+    result.rounded = round_half_up(result.value, decimals)
     result.worked = parsed.written(shown)
     return result
 

@@ -85,7 +85,8 @@ class AgentSettings(BaseModel):
 
     # --- tables --------------------------------------------------------------------
     table_queries: bool = Field(default=True, description="Computations over the documents' "
-                                "tables by one read-only SQL query the model writes.")
+                                "tables: a filing's metrics in code, others by one read-only "
+                                "SQL query the model writes.")
     sql_row_limit: int = Field(default=200, ge=1, le=10_000, description="Rows a query returns.")
     sql_seconds: float = Field(default=2.0, gt=0, le=60, description="Time a query may take.")
 

@@ -3,6 +3,7 @@ r"""The research sub-agent's graph: one copy runs per sub-question.
 ::
 
     START --(a whole-document question)--> document --(answered)--> finish
+      |--(a filing's metric: tables on)--> metric --(computed)--> finish; (not) --> gather
       \\--> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
                |--(nothing relevant)--> finish -> END
                |--(pipeline, web only)--> write -> finish
@@ -16,9 +17,11 @@ selects (``units.py``): in ``tools`` over everything the tool loop gathered.
 
 ``document`` (``research/document.py``) answers a question about a whole named document
 from its sections (a map-reduce, summaries cached); when it cannot (no such section), the
-sub-question is searched, within the named document first. ``tables``
-(``research/tables.py``) answers from one read-only SQL query over the stored
-tables; when it cannot, the sub-question goes on as if it had not run.
+sub-question is searched, within the named document first. ``metric``
+(``research/metric_answer.py``) computes a metric a question asks of a filing in code;
+when it cannot (a line item missing), the reason is a step and the sub-question is
+searched. ``tables`` (``research/tables.py``) answers from one read-only SQL query over
+the stored tables; when it cannot, the sub-question goes on as if it had not run.
 """
 
 from __future__ import annotations
@@ -59,9 +62,11 @@ def build_research_graph(
     graph.add_node("fallback", nodes.fallback)
     graph.add_node("tables", nodes.tables)
     graph.add_node("document", nodes.document)
+    graph.add_node("metric", nodes.metric)
     graph.add_node("finish", nodes.finish)
     graph.add_conditional_edges(START, nodes.start)
     graph.add_conditional_edges("document", nodes.after_document)
+    graph.add_conditional_edges("metric", nodes.after_metric)
     graph.add_conditional_edges("gather", nodes.after_gather)
     graph.add_conditional_edges("tables", nodes.after_tables)
     graph.add_node("hop", nodes.hop)

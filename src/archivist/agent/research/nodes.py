@@ -40,6 +40,7 @@ from archivist.agent.research.answer_checks import needs_second_look, years_not_
 from archivist.agent.research.corrective import Corrective
 from archivist.agent.research.document import DocumentPath
 from archivist.agent.research.grading import Gate, Grader, ScoreGate
+from archivist.agent.research.metric_answer import MetricPath
 from archivist.agent.research.state import ResearchState
 from archivist.agent.research.support import search_support
 from archivist.agent.research.tables import TablePath
@@ -104,6 +105,7 @@ class ResearchNodes:
         )
         self.table_path = (TablePath(llm, retriever, embedder) if settings.agent.table_queries
                            else None)
+        self.metric_path = MetricPath(retriever) if settings.agent.table_queries else None
         self.document_path = DocumentPath(llm, retriever, policy)
         self.max_tool_calls = settings.agent.max_tool_calls
         self.max_iterations = settings.agent.max_iterations
@@ -113,7 +115,13 @@ class ResearchNodes:
     def tables(self, state: ResearchState) -> dict[str, Any]:
         """The table path: one SQL query over the stored tables (``research/tables.py``)."""
         assert self.table_path is not None
-        return self.table_path.run(state.sub_question, state.index, list(state.evidence))
+        return self.table_path.run(state.sub_question, state.index, list(state.evidence),
+                                   state.instructions)
+
+    def metric(self, state: ResearchState) -> dict[str, Any]:
+        """The metric path: a filing's metric computed in code (``research/metric_answer.py``)."""
+        assert self.metric_path is not None
+        return self.metric_path.run(state.sub_question, state.index, state.instructions)
 
     def document(self, state: ResearchState) -> dict[str, Any]:
         """The document path: a map-reduce over a named document (``research/document.py``)."""
@@ -298,9 +306,18 @@ class ResearchNodes:
             or state.iterations >= self.max_iterations
         )
 
-    def start(self, state: ResearchState) -> Literal["document", "gather"]:
-        """A whole-document question reads the document; any other one searches."""
-        return "document" if state.depth == "document" else "gather"
+    def start(self, state: ResearchState) -> Literal["document", "metric", "gather"]:
+        """A whole-document question reads the document, a metric is computed; else search."""
+        if state.depth == "document":
+            return "document"
+        if self.metric_path is not None and state.route != "web" and \
+                self.metric_path.asks(state.sub_question, state.instructions):
+            return "metric"
+        return "gather"
+
+    def after_metric(self, state: ResearchState) -> Literal["finish", "gather"]:
+        """Computed: finish; else search as if the metric path had not run."""
+        return "finish" if state.metric_answered else "gather"
 
     def after_document(self, state: ResearchState) -> Literal["finish", "gather"]:
         """Answered from the document's sections: finish; else search (within it first)."""

@@ -63,6 +63,7 @@ class ResearchState:
     web_tried: bool = False
     table_tried: bool = False  # the table path ran (see research/tables.py)
     table_answered: bool = False  # ... and answered from a query's result
+    metric_answered: bool = False  # a filing's metric computed (see research/metric_answer.py)
     document_answered: bool = False  # answered from a whole document's sections
     write_prompt: str = ""  # the user message of the writing call (a second look continues it)
     hops: int = 0  # bridge hops run (``Corrective.hop``), at most ``agent.max_hops`` ...

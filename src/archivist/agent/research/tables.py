@@ -25,6 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from archivist.agent import prompts
 from archivist.agent.checks.claims import check_claim, missing_facts, split_claims, strip_citations
 from archivist.agent.evidence.units import QueryEmbedder
+from archivist.agent.question.answer_format import answer_format
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.table_choice import (
     asks_for_computation,
@@ -35,6 +36,7 @@ from archivist.agent.research.table_choice import (
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import scoped_documents
+from archivist.filings.metrics import round_half_up
 from archivist.index.retriever import DocumentSource, Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote
@@ -153,7 +155,9 @@ def extract_sql(reply: str) -> str:
     return text[start.start():].split(";", 1)[0].strip()
 
 
-def _value(value: Any) -> str:
+def _value(value: Any, decimals: int | None = None) -> str:
+    if isinstance(value, float) and decimals is not None:  # as the instructions ask
+        return f"{round_half_up(value, decimals):,.{decimals}f}"
     if isinstance(value, float):
         return f"{value:,.4f}".rstrip("0").rstrip(".")
     if isinstance(value, int):
@@ -166,9 +170,9 @@ def _evidence_text(table: StoredTable, query: str, result: str) -> str:
     return quote_data(f"{table.caption}\nQuery: {query}\nResult:\n{result}")
 
 
-def _grid(columns: list[str], rows: list[list[Any]]) -> str:
+def _grid(columns: list[str], rows: list[list[Any]], decimals: int | None = None) -> str:
     lines = [" | ".join(columns)]
-    lines += [" | ".join(_value(v) for v in row) for row in rows]
+    lines += [" | ".join(_value(v, decimals) for v in row) for row in rows]
     return "\n".join(lines)
 
 
@@ -215,8 +219,13 @@ class TablePath:
         return "\n".join(blocks)
 
     @timed("tables")
-    def run(self, question: str, index: int, evidence: list[Evidence]) -> dict[str, Any]:
-        """The sub-answer from a query, or ``{"table_tried": True}`` to take the text path."""
+    def run(self, question: str, index: int, evidence: list[Evidence],
+            instructions: list[str] | None = None) -> dict[str, Any]:
+        """The sub-answer from a query, or ``{"table_tried": True}`` to take the text path.
+
+        The user's ``instructions`` (a unit, a rounding) go to the query and answer prompts,
+        and the result's decimals are rounded as they ask.
+        """
         assert self.source is not None
         scoped, _ = scoped_documents(self.retriever if isinstance(self.retriever, DocumentSource)
                                      else None, question)
@@ -238,23 +247,25 @@ class TablePath:
         names = [t.name for t in chosen]
         emit_step(StepKind.TABLES, ", ".join(names), sub_question=index)
         described = self._describe(chosen, names)
-        result, query = self._query(question, described, chosen, index)
+        asked = prompts.instructions_block(instructions)
+        result, query = self._query(question, described, chosen, index, asked)
         if result is None or not result.rows:
             reason = "the query returned no rows" if result is not None else "no valid query"
             emit_step(StepKind.TABLE_FALLBACK, f"{reason}: answering from the passages",
                       sub_question=index)
             return {"table_tried": True}
         used = [t for t in chosen if t.name in query] or chosen
-        shown = _grid(result.columns, result.rows[:RESULT_ROWS])
+        decimals = answer_format(instructions or []).decimals
+        shown = _grid(result.columns, result.rows[:RESULT_ROWS], decimals)
         reply = self.llm.invoke([
             SystemMessage(prompts.TABLE_ANSWER_SYSTEM),
             HumanMessage(prompts.TABLE_ANSWER_USER.format(
                 tables=self._describe(used, [t.name for t in used]), query=query,
-                result=quote_data(shown), question=question)),
+                result=quote_data(shown), question=question, instructions=asked)),
         ])
         items = [self._evidence(t, index, query, shown) for t in used]
         written = message_text(reply.content).strip()
-        if written and not self._supported(question, written, used, query, result):
+        if written and not self._supported(question, written, used, query, result, decimals):
             emit_step(StepKind.TABLE_FALLBACK, "the answer does not say what the query's result "
                       f"shows ({quote_data(written[:160])}): answering from the passages",
                       sub_question=index)
@@ -272,7 +283,7 @@ class TablePath:
         return [value for row in result.rows for value in row]
 
     def _supported(self, question: str, answer: str, used: list[StoredTable], query: str,
-                   result: SqlResult) -> bool:
+                   result: SqlResult, decimals: int | None = None) -> bool:
         """Whether a sentence of the answer is backed by the query and its result.
 
         The same check as every written sentence (``claims.py``): its numbers and names
@@ -288,7 +299,7 @@ class TablePath:
         aliases = query_aliases(query, columns)
         plain = without_aliases(query, aliases)
         shown = _grid([c if c not in aliases else "value" for c in result.columns],
-                      result.rows[:RESULT_ROWS])
+                      result.rows[:RESULT_ROWS], decimals)
         units = [_evidence_text(t, plain, shown) for t in used]
         cited = list(range(1, len(units) + 1))
         on_topic = query_picks_what_is_asked(query, question, [t.name for t in used], columns)
@@ -302,12 +313,16 @@ class TablePath:
         return False
 
     def _query(self, question: str, described: str, tables: list[StoredTable],
-               index: int) -> tuple[SqlResult | None, str]:
-        """Ask for a query, run it, retry once with the error; ``(None, "")`` if both fail."""
+               index: int, asked: str = "") -> tuple[SqlResult | None, str]:
+        """Ask for a query, run it, retry once with the error; ``(None, "")`` if both fail.
+
+        ``asked``: the user's instructions as the prompt shows them (``instructions_block``).
+        """
         assert self.source is not None
         messages: list[BaseMessage] = [
             SystemMessage(prompts.SQL_SYSTEM),
-            HumanMessage(prompts.SQL_USER.format(tables=described, question=question)),
+            HumanMessage(prompts.SQL_USER.format(tables=described, question=question,
+                                                 instructions=asked)),
         ]
         for attempt in (1, 2):
             reply = self.llm.invoke(messages)

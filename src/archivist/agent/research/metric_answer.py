@@ -1,0 +1,220 @@
+"""The metric path: a financial metric a question asks for, computed in code from its filing.
+
+When a question asks for one fiscal year's metric (:func:`archivist.filings.asked.asked_metric`:
+its own formula, a standard metric, a growth) and names one filing whose statements are
+stored (``filings.scope``), :mod:`archivist.filings.metrics` computes it with no model
+call, each figure read by one SELECT shown as a ``sql`` step. The answer states the
+formula, the formula with the figures put in, and the result rounded and in the unit the
+instructions ask (2 decimals unless asked otherwise), each figure cited to its page. A
+metric that cannot be computed is a ``metric_fallback`` step with the reason, and the
+question goes on by the usual path; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage
+
+from archivist.agent.question.answer_format import AnswerFormat, answer_format
+from archivist.agent.quoting import quote_data
+from archivist.agent.state import Evidence
+from archivist.agent.steps import StepKind, emit_step, timed
+from archivist.agent.tools import scoped_documents
+from archivist.filings.asked import AskedMetric, asked_metric
+from archivist.filings.metrics import (
+    MetricResult,
+    StatementFigures,
+    compute,
+    growth,
+    round_half_up,
+)
+from archivist.filings.periods import MONTHS
+from archivist.filings.scope import named_quarters
+from archivist.filings.statements import STATEMENTS
+from archivist.index.retriever import DocumentSource, Retriever, TableSource
+from archivist.index.table_sql import SqlError
+from archivist.index.table_store import StoredTable, quote
+from archivist.types import DocumentRecord, format_location
+
+__all__ = ["DEFAULT_DECIMALS", "MetricPath", "answer_text", "period_label", "result_text"]
+
+DEFAULT_DECIMALS = 2
+_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_MONTH_NAMES = {number: name.capitalize() for name, number in MONTHS.items() if len(name) > 3
+                or name == "may"}
+_SPANS = {"q": "three months ended", "m6_": "six months ended", "m9_": "nine months ended"}
+
+
+def period_label(column: str) -> str:
+    """A statement column in words: ``fy2023`` fiscal 2023, ``d2023_06_30`` June 30, 2023."""
+    if column.startswith("fy") and column[2:].isdigit():
+        return f"fiscal {column[2:]}"
+    prefix = next((p for p in ("m6_", "m9_", "q", "d") if column.startswith(p)), "")
+    parts = column[len(prefix):].split("_")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return column
+    year, month, day = (int(p) for p in parts)
+    when = f"{_MONTH_NAMES.get(month, month)} {day}, {year}"
+    return f"{_SPANS[prefix]} {when}" if prefix in _SPANS else when
+
+
+def _number(value: float, decimals: int) -> str:
+    return f"{round_half_up(value, decimals):,.{decimals}f}"
+
+
+def result_text(result: MetricResult, wanted: AnswerFormat, decimals: int) -> str:
+    """The result rounded to ``decimals`` in its unit, or in the scale or percent asked."""
+    assert result.value is not None
+    value, unit = result.value, result.unit
+    if unit in _SCALES:
+        scale = wanted.scale if wanted.scale in _SCALES else unit
+        shown = _number(value * _SCALES[unit] / _SCALES[scale], decimals)
+        money = f"{wanted.currency} " if wanted.currency else ""
+        return f"{money}{shown} {scale[:-1]}"
+    if unit in ("ratio", "") and wanted.percent:
+        return f"{_number(value * 100, decimals)}%"
+    if unit == "%":
+        return f"{_number(value, decimals)}%"
+    return f"{_number(value, decimals)}{' days' if unit == 'days' else ''}"
+
+
+class MetricPath:
+    """Runs the metric path of one sub-question (a node of the research graph)."""
+
+    def __init__(self, retriever: Retriever) -> None:
+        self.retriever = retriever
+        self.tables = retriever if isinstance(retriever, TableSource) else None
+        self.catalog = retriever if isinstance(retriever, DocumentSource) else None
+
+    def asks(self, question: str, instructions: list[str]) -> bool:
+        """Whether the question names a metric, over a library that stores tables."""
+        if self.tables is None or self.catalog is None:
+            return False
+        metric, reason = asked_metric(question, " ".join(instructions))
+        return metric is not None or bool(reason)
+
+    @timed("tables")
+    def run(self, question: str, index: int, instructions: list[str]) -> dict[str, Any]:
+        """The computed answer, or ``{"metric_answered": False}`` with the reason as a step."""
+        metric, reason = asked_metric(question, " ".join(instructions))
+        if metric is None:
+            return _fallback(reason, index)
+        chosen, reason = self._filing(question, metric.year)
+        if chosen is None:
+            return _fallback(reason, index)
+        record, tables = chosen
+        year = metric.year or record.fiscal_year
+        if year is None:
+            return _fallback("the question and the filing name no fiscal year", index)
+        try:
+            statements = self._statements(tables)
+        except SqlError as exc:
+            return _fallback(f"the statements could not be read: {exc}", index)
+        wanted = answer_format([*instructions, question])
+        decimals = wanted.decimals if wanted.decimals is not None else DEFAULT_DECIMALS
+        result = _computed(metric, statements, year, decimals)
+        for figure in result.inputs:
+            if figure.sql:
+                emit_step(StepKind.SQL, figure.sql, sub_question=index, figure=figure.line_item)
+        if result.error or result.value is None:
+            return _fallback(f"{result.metric} not computed: {result.error}", index)
+        shown = result_text(result, wanted, decimals)
+        emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
+                  sub_question=index, document=record.name)
+        items, places = self._evidence(result, statements, record, index)
+        text = answer_text(result, shown, record, year, statements.unit(), places)
+        return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
+
+    def _filing(self, question: str, year: int | None
+                ) -> tuple[tuple[DocumentRecord, list[StoredTable]] | None, str]:
+        """The one filing the question names that has statements stored, or why none."""
+        assert self.tables is not None and self.catalog is not None
+        ids, _ = scoped_documents(self.catalog, question)
+        if not ids:
+            return None, "the question names no filing"
+        stored: dict[str, list[StoredTable]] = {}
+        for table in self.tables.tables(set(ids)):
+            if table.name in STATEMENTS:
+                stored.setdefault(table.document_id, []).append(table)
+        records = [r for r in self.catalog.documents() if r.document_id in stored]
+        if not records:
+            return None, "no financial statements are stored for the filing named"
+        for keep in (lambda r: year is not None and r.fiscal_year == year,
+                     lambda r: not named_quarters(question) and r.form == "10-K"):
+            if len(records) > 1 and any(keep(r) for r in records):
+                records = [r for r in records if keep(r)]
+        if len(records) > 1:
+            return None, f"the question names {len(records)} filings with statements"
+        return (records[0], stored[records[0].document_id]), ""
+
+    def _statements(self, tables: list[StoredTable]) -> StatementFigures:
+        assert self.tables is not None
+        rows = {t.table_id: self.tables.query_tables([t], f"SELECT * FROM {quote(t.name)}").rows
+                for t in tables}
+        return StatementFigures(tables, rows)
+
+    def _evidence(self, result: MetricResult, statements: StatementFigures,
+                  record: DocumentRecord, index: int) -> tuple[list[Evidence], list[str]]:
+        """One piece of evidence per place the figures are printed on, and each figure's place.
+
+        A figure not read from a statement (an optional line item counted as 0) has none.
+        """
+        items: dict[str, Evidence] = {}
+        places = []
+        for figure in result.inputs:
+            table = statements.tables.get(figure.statement)
+            if not figure.sql or table is None:
+                places.append("")
+                continue
+            where = format_location(figure.page, figure.page, table.heading_path)
+            places.append(where)
+            line = quote_data(f"{table.caption}: {figure.line_item}, "
+                              f"{period_label(figure.period)}: {figure.value:,.10g}"
+                              f"{_in(statements.unit())}\nQuery: {figure.sql}")
+            if where in items:
+                items[where]["text"] = f"{items[where].get('text', '')}\n{line}"
+                continue
+            items[where] = Evidence(
+                kind="table", parent_id=table.table_id, document_id=record.document_id,
+                document_name=record.name, pages=where, page_start=figure.page,
+                page_end=figure.page, sub_question=index, text=line, grade="relevant",
+                heading_path=list(table.heading_path))
+        return list(items.values()), places
+
+
+def _in(unit: str) -> str:
+    return f" ({unit})" if unit else ""
+
+
+def _fallback(reason: str, index: int) -> dict[str, Any]:
+    emit_step(StepKind.METRIC_FALLBACK, f"{reason}: answering by the usual path",
+              sub_question=index)
+    return {"metric_answered": False}
+
+
+def _computed(metric: AskedMetric, statements: StatementFigures, year: int,
+              decimals: int) -> MetricResult:
+    if metric.growth_of:
+        return growth(metric.growth_of, statements, year, decimals)
+    return compute(metric.formula, statements, year, decimals, metric=metric.name,
+                   unit=metric.unit)
+
+
+def answer_text(result: MetricResult, shown: str, record: DocumentRecord, year: int,
+                unit: str, places: list[str]) -> str:
+    """The formula, the formula with the figures put in, the result; each figure cited.
+
+    ``places`` is where each input is printed (``p. 3``), cited as ``[document, p. 3]``.
+    """
+    company = f" of {record.company}" if record.company else ""
+    form = f"{record.form} " if record.form else ""
+    figures = "; ".join(
+        f"{f.line_item}, {period_label(f.period)}: {f.value:,.10g}"
+        + (f" [{record.name}, {where}]" if where else "")
+        for f, where in zip(result.inputs, places, strict=True))
+    name = result.metric[:1].upper() + result.metric[1:]
+    scale = f" (in {unit})" if unit else ""
+    return (f"{name}{company} for fiscal {year}, computed from the {form}statements:\n"
+            f"{result.metric} = {result.formula}\n= {result.worked}\n= {shown}\n"
+            f"Figures{scale}: {figures}.")

@@ -1,0 +1,163 @@
+"""Which metric a question asks for: its own formula, a standard metric, or a growth.
+
+Pure functions over a question's text and the definitions given with it. A question asks
+for a metric when it defines one ("DPO is defined as: 365 * ..."), names one of
+:data:`archivist.filings.metrics.METRICS` ("days payable outstanding", "current ratio",
+"EBITDA"), or names the growth of a line item ("revenue growth", "growth in net income").
+It asks for one fiscal year's value: a question about why a figure moved, an adjusted
+(non-GAAP) figure, a change or comparison of a ratio, or several years (two consecutive
+ones for a growth) asks for no single computation, and gets ``None`` with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from archivist.filings.concepts import concept_named
+from archivist.filings.formula import definition_in
+from archivist.filings.metrics import METRICS
+from archivist.filings.scope import named_years
+
+__all__ = ["AskedMetric", "asked_metric", "standard_metric"]
+
+_STANDARD = (
+    ("gross_margin", r"gross (?:profit )?margin"),
+    ("operating_margin", r"operating (?:profit |income )?margin"),
+    ("net_margin", r"net (?:profit |income )?margin|(?<!gross )(?<!operating )\bprofit margin"),
+    ("dpo", r"days? (?:of )?payables? outstanding|\bDPO\b"),
+    ("dso", r"days? (?:of )?sales outstanding|\bDSO\b"),
+    ("dio", r"days? (?:of )?inventory outstanding|days? in inventory|\bDIO\b"),
+    ("working_capital_ratio", r"working capital ratio"),
+    ("working_capital", r"working capital(?! ratio)"),
+    ("current_ratio", r"current ratio"),
+    ("quick_ratio", r"quick ratio|acid[- ]test ratio"),
+    ("ebitda", r"\bEBITDA\b(?!\s+margin)"),
+    ("roa", r"return on (?:average )?(?:total )?assets|\bROA\b"),
+)
+_PATTERNS = [(key, re.compile(pattern, re.I)) for key, pattern in _STANDARD]
+_NOT_A_VALUE = re.compile(
+    r"^\W*(?:why|explain|describe|discuss|summari[sz]e)\b|\b(?:drove|drivers?|caused?|"
+    r"reasons?|because|impact(?:ed)?|affect(?:ed)?|contribut\w*|which|highest|lowest|largest|"
+    r"smallest|best|worst|rank\w*|segments?|divisions?|regions?|guidance|forecast\w*|"
+    r"expect\w*|targets?)\b", re.I)
+_ADJUSTED = re.compile(r"\b(?:adjusted|non-GAAP|normali[sz]ed|underlying|pro forma)\b", re.I)
+_COMPARED = re.compile(
+    r"\b(?:changes?|changed|compared?|comparison|differen\w*|trend|increased?|decreased?|"
+    r"improved?|declined?|higher|lower|each year|per year|average|over the (?:last|past))\b",
+    re.I)
+_MULTI_YEAR = re.compile(r"\b(?:CAGR|compound(?:ed)? annual|average|each year|per year)\b",
+                         re.I)
+_WORD = r"[\w'’&.-]+"
+_GROWTH_AFTER = re.compile(rf"((?:{_WORD}\s+){{0,6}}?{_WORD})\s+growth\b", re.I)
+_GROWTH_BEFORE = re.compile(
+    r"\b(?:growth(?: rate)?|percent(?:age)? (?:change|increase|decrease|growth)|"
+    r"(?:year[- ]over[- ]year|yoy|annual) (?:change|increase|decrease|growth))\s+(?:in|of)\s+"
+    r"(.+)", re.I)
+_GROWTH_VERB = re.compile(
+    r"\bby (?:what|how much) (?:percent(?:age)?|%) did (.+?)\s+(?:grow|increase|decrease|"
+    r"decline|change|rise|fall)\b", re.I)
+_PHRASE_END = re.compile(r"\s+(?:from|between|in|for|during|over|at|year[- ]over[- ]year|yoy|"
+                         r"compared|versus|vs)\b.*$|[?,;:].*$", re.I)
+
+
+@dataclass(frozen=True)
+class AskedMetric:
+    """A metric a question asks for, and the fiscal year it names (``None``: not named).
+
+    ``formula`` is a :data:`METRICS` key or a formula as the question wrote it;
+    ``growth_of`` the line item whose growth is asked (then ``formula`` is empty). ``unit``
+    is the unit of a question's own formula (``%``, ``days``, ``amount`` or ``""``).
+    """
+
+    name: str
+    formula: str = ""
+    growth_of: str = ""
+    unit: str = ""
+    year: int | None = None
+
+
+def standard_metric(text: str) -> str | None:
+    """The :data:`METRICS` key ``text`` names, when it names exactly one."""
+    found = {key for key, pattern in _PATTERNS if pattern.search(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _without_definition(question: str) -> str:
+    """``question`` with a definition it holds ("X is defined as: ...") taken out."""
+    found = definition_in(question)
+    if found is None:
+        return question
+    start = question.find(found[0])
+    end = question.find(found[1], start) + len(found[1])
+    return f"{question[:start]} {question[end:]}" if start >= 0 and end > start else question
+
+
+def _formula_unit(name: str, formula: str) -> str:
+    key = standard_metric(name)
+    if key is not None:
+        return METRICS[key][2]
+    if "/" in formula or "÷" in formula:
+        return "%" if re.search(r"\*\s*100\b|×\s*100\b|\bx\s*100\b", formula) else ""
+    return "amount"
+
+
+def _line_item(phrase: str, from_end: bool) -> str | None:
+    """The longest run of words of ``phrase`` naming a line item, at its end or its start."""
+    words = phrase.split()
+    spans = [words[i:] for i in range(len(words))] if from_end else \
+        [words[:j] for j in range(len(words), 0, -1)]
+    for span in spans:
+        text = " ".join(span).strip(" .,'’")
+        if concept_named(text) is not None:
+            return text
+    return None
+
+
+def _growth_of(question: str) -> str | None:
+    """The line item whose growth ``question`` asks for, as it names it, or ``None``."""
+    for match in _GROWTH_AFTER.finditer(question):
+        found = _line_item(match.group(1), from_end=True)
+        if found:
+            return found
+    for pattern in (_GROWTH_BEFORE, _GROWTH_VERB):
+        found_at = pattern.search(question)
+        if found_at:
+            phrase = _PHRASE_END.sub("", found_at.group(1))
+            phrase = re.sub(r"^(?:\w+['’]s?\s+)?(?:the\s+|its\s+)?", "", phrase, flags=re.I) \
+                if pattern is _GROWTH_VERB else phrase
+            found = _line_item(phrase, from_end=pattern is _GROWTH_VERB)
+            if found:
+                return found
+    return None
+
+
+def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | None, str]:
+    """The metric ``question`` asks for (``definitions``: the instructions given with it).
+
+    Returns ``(metric, "")``, ``(None, reason)`` when a metric is named but no single
+    fiscal year's value of it is asked, or ``(None, "")`` when no metric is named.
+    """
+    defined = definition_in(f"{definitions} {question}")
+    asked = _without_definition(question)
+    years = sorted(named_years(asked))
+    key = standard_metric(asked)
+    growth = None if defined or key else _growth_of(asked)
+    if not (defined or key or growth):
+        return None, ""
+    if _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked):
+        return None, "the question asks about more than the metric's value"
+    if growth:
+        if _MULTI_YEAR.search(asked) or len(years) > 2 or (len(years) == 2
+                                                            and years[1] - years[0] != 1):
+            return None, "the question asks for a growth over more than one year"
+        return AskedMetric(f"{growth} growth", growth_of=growth, unit="%",
+                           year=years[-1] if years else None), ""
+    if _COMPARED.search(asked) or len(years) > 1:
+        return None, "the question asks for a change or comparison, not one year's value"
+    year = years[0] if years else None
+    if defined:
+        name, formula = defined
+        return AskedMetric(name, formula, unit=_formula_unit(name, formula), year=year), ""
+    assert key is not None
+    return AskedMetric(METRICS[key][0], key, year=year), ""

@@ -1,0 +1,79 @@
+"""Which metric a made-up question asks for, and the rounding and unit its instructions ask."""
+
+from __future__ import annotations
+
+import pytest
+
+from archivist.agent.question.answer_format import AnswerFormat, answer_format
+from archivist.agent.question.instructions import split_instructions
+from archivist.filings.asked import AskedMetric, asked_metric
+
+
+def _asked(text: str) -> tuple[AskedMetric | None, str]:
+    split = split_instructions(text)
+    return asked_metric(split.question, " ".join(split.instructions))
+
+
+def test_a_definition_the_question_gives_is_the_metric() -> None:
+    metric, reason = _asked(
+        "What was Brindlewood Traders' FY2024 days payable outstanding? DPO is defined as: "
+        "365 * (average accounts payable between FY2023 and FY2024) / (FY2024 COGS + change "
+        "in inventory between FY2023 and FY2024). Round your answer to one decimal place.")
+    assert reason == "" and metric is not None
+    assert (metric.name, metric.unit, metric.year) == ("DPO", "days", 2024)
+    assert metric.formula.startswith("365 * (average accounts payable")
+
+
+@pytest.mark.parametrize(("question", "formula", "year"), [
+    ("What is Brindlewood's FY2024 current ratio?", "current_ratio", 2024),
+    ("What was the gross profit margin of Brindlewood in fiscal 2023?", "gross_margin", 2023),
+    ("What is Brindlewood's working capital?", "working_capital", None),
+    ("What was the company's return on assets (ROA) for FY24?", "roa", 2024),
+])
+def test_a_standard_metric_named(question: str, formula: str, year: int | None) -> None:
+    metric, _ = _asked(question)
+    assert metric is not None and (metric.formula, metric.year) == (formula, year)
+
+
+@pytest.mark.parametrize(("question", "item", "year"), [
+    ("What was Brindlewood's year-over-year revenue growth in FY2024?", "revenue", 2024),
+    ("By what percentage did Brindlewood's net income increase from FY2023 to FY2024?",
+     "net income", 2024),
+    ("What was the growth in net revenues for fiscal 2024?", "net revenues", 2024),
+])
+def test_a_growth_named(question: str, item: str, year: int) -> None:
+    metric, _ = _asked(question)
+    assert metric is not None and (metric.growth_of, metric.unit, metric.year) == (
+        item, "%", year)
+
+
+@pytest.mark.parametrize(("question", "reason"), [
+    ("Why did Brindlewood's gross margin fall in 2024?", "more than the metric's value"),
+    ("Which segment had the highest operating margin in 2024?", "more than the metric's value"),
+    ("What was Brindlewood's adjusted EBITDA in FY2024?", "more than the metric's value"),
+    ("How did the current ratio change from 2023 to 2024?", "change or comparison"),
+    ("What was revenue growth from FY2021 to FY2024?", "more than one year"),
+])
+def test_a_metric_named_without_one_years_value_asked_says_why(question: str,
+                                                               reason: str) -> None:
+    metric, said = _asked(question)
+    assert metric is None and reason in said
+
+
+def test_a_question_naming_no_metric() -> None:
+    assert _asked("What were Brindlewood's net revenues in 2024?") == (None, "")
+    assert _asked("What is the EBITDA margin for FY2024?") == (None, "")  # not a standard one
+
+
+@pytest.mark.parametrize(("instructions", "expected"), [
+    (["Round your answer to two decimal places."], AnswerFormat(decimals=2)),
+    (["Round to 1 decimal."], AnswerFormat(decimals=1)),
+    (["Round to the nearest whole number."], AnswerFormat(decimals=0)),
+    (["Answer in USD billions."], AnswerFormat(scale="billions", currency="USD")),
+    (["Give the answer in millions of dollars, to the nearest tenth."],
+     AnswerFormat(decimals=1, scale="millions", currency="USD")),
+    (["Express it as a percentage."], AnswerFormat(percent=True)),
+    (["Assume you are an analyst."], AnswerFormat()),
+])
+def test_the_rounding_and_unit_asked(instructions: list[str], expected: AnswerFormat) -> None:
+    assert answer_format(instructions) == expected
