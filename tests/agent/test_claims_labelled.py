@@ -1,19 +1,26 @@
 """The claim checker keeps its precision and recall on the hand-labelled set.
 
-``bench/data/claims_labelled.jsonl`` holds 155 (claim, evidence, supported?) pairs from
-real answers of the local 1.5B model (curated PDF questions and HotpotQA), each label
-checked by hand: each claim with the units it cites, and with the best units it does not
-cite (``bench/claims_collect.py``, ``bench/claims_from_answers.py``;
-``bench/claims_calibrate.py`` reports per half). At the threshold in use the checker
-measured precision 0.989 and recall 0.854 for "unsupported" on the whole set; the floors
-are that, less a small margin: a change that makes it flag supported sentences, or miss
-unsupported ones, fails here.
+``bench/data/claims_labelled.jsonl`` holds (claim, evidence, supported?) pairs from real
+answers of the local 1.5B model, each label checked by hand: each claim with the units it
+cites, and with a unit it does not cite (``bench/claims_calibrate.py`` reports them per
+corpus). Two groups are held apart:
+
+* dev pairs (corpora ``pdfs`` and ``hotpotqa``, 155 pairs): the checker measured precision
+  0.989 and recall 0.845 for "unsupported" at the threshold in use;
+* validation pairs (``*-validation``: HotpotQA questions 50-99 and MuSiQue, 182 pairs),
+  never used to set a rule: precision 1.000, recall 0.572.
+
+The floors are those figures less a margin: a change that makes the checker flag supported
+sentences, or miss more unsupported ones, fails here.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from archivist.index.embeddings import SentenceTransformerEmbedder
 
@@ -22,15 +29,32 @@ from claims_calibrate import DEFAULT, load, precision_recall, scored  # noqa: E4
 
 from archivist.agent.checks.claims import SUPPORT_THRESHOLD  # noqa: E402
 
-PRECISION_FLOOR = 0.95
-RECALL_FLOOR = 0.82
+#: (precision floor, recall floor) for "unsupported", per group.
+FLOORS = {"dev": (0.95, 0.82), "validation": (0.95, 0.5)}
 
 
-def test_the_checker_keeps_its_precision_and_recall(
-    embedder: SentenceTransformerEmbedder,
-) -> None:
+def group(pair: dict[str, Any]) -> str:
+    """``"validation"`` for pairs drawn from validation runs, else ``"dev"``."""
+    return "validation" if pair["corpus"].endswith("-validation") else "dev"
+
+
+@pytest.fixture(scope="module")
+def checked(embedder: SentenceTransformerEmbedder) -> dict[str, list[tuple[float, bool, bool]]]:
+    """Every labelled pair scored once, split into its group."""
     pairs = load(DEFAULT)
-    assert len(pairs) >= 150 and all(isinstance(p["supported"], bool) for p in pairs)
-    assert sum(p["supported"] for p in pairs) >= 10  # both kinds, to measure either way
-    precision, recall = precision_recall(scored(pairs, embedder), SUPPORT_THRESHOLD)
-    assert precision >= PRECISION_FLOOR and recall >= RECALL_FLOOR, (precision, recall)
+    assert all(isinstance(p["supported"], bool) for p in pairs)
+    rows = scored(pairs, embedder)
+    return {name: [r for r, p in zip(rows, pairs, strict=True) if group(p) == name]
+            for name in FLOORS}
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_the_checker_keeps_its_precision_and_recall(
+    checked: dict[str, list[tuple[float, bool, bool]]], name: str,
+) -> None:
+    rows = checked[name]
+    assert len(rows) >= 150  # both groups are large enough to measure
+    assert sum(label for _, _, label in rows) >= 10  # both kinds, to measure either way
+    precision, recall = precision_recall(rows, SUPPORT_THRESHOLD)
+    floor_precision, floor_recall = FLOORS[name]
+    assert precision >= floor_precision and recall >= floor_recall, (name, precision, recall)
