@@ -73,3 +73,7 @@ def verifier_says(word: str, asked: list[str]):
 
     return rule
 
+
+def numbered_passages(prompt: str) -> dict[str, str]:
+    """The numbered passages of a writing prompt: unit number to text."""
+    return dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt, re.DOTALL))

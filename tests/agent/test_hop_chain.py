@@ -3,12 +3,11 @@ up to ``agent.max_hops`` (a real library, the model scripted, invented places an
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
 from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, ingested_library, run, steps
+from tests.agent.helpers import done, ingested_library, numbered_passages, run, steps
 
 from archivist.agent.policy import SMALL
 from archivist.application import Application
@@ -26,10 +25,10 @@ DOCS = {
 }
 QUESTION = "On which river lies the birthplace of the founder of the Zelmar Observatory?"
 WRITE = "Answer the user's question from the numbered passages"
-#: what the writer says, by the furthest page of the chain it was shown
-STEPS = [("Alder", "The birthplace lies on the river Alder [{n}]."),
-         ("Tessendorf", "Ilse Varga was born in Tessendorf [{n}]."),
-         ("Zelmar", "The observatory was founded by Ilse Varga [{n}].")]
+#: what the writer says, by the furthest page of the chain it was shown (the text it reads)
+STEPS = [("river Alder", "The birthplace lies on the river Alder [{n}]."),
+         ("born in Tessendorf", "Ilse Varga was born in Tessendorf [{n}]."),
+         ("founded by", "The observatory was founded by Ilse Varga [{n}].")]
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +45,9 @@ def _writer(writes: list[str]):
             return None
         prompt = str(messages[-1].content)
         writes.append(prompt)
-        passages = dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt,
-                                   re.DOTALL))
+        passages = numbered_passages(prompt)
         for mark, reply in STEPS:
-            if mark == "Alder":
-                found = [n for n, text in passages.items() if "river Alder" in text]
-            elif mark == "Tessendorf":
-                found = [n for n, text in passages.items() if "born in Tessendorf" in text]
-            else:
-                found = [n for n, text in passages.items() if "founded by" in text]
+            found = [n for n, text in passages.items() if mark in text]
             if found:
                 return reply.format(n=found[0])
         return "The documents do not say."
