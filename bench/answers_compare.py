@@ -7,7 +7,8 @@ Usage (settings such as ``ARCHIVIST_LLM__MODEL`` come from the environment, as f
 
 A system is ``closed-book``, ``naive`` or ``agent[:STRATEGY][@SETTING=VALUE,...]``: the
 agent with other settings on the same model (``agent@table_queries=false`` is the agent
-without its table path).
+without its table path; ``agent@disabled_checks=bridge_hop+prune_citations`` without two
+of its checks).
 
 Each system writes ``OUT/<system>/answers.jsonl`` exactly as ``archivist eval answers
 --out`` does, and is resumable the same way. Systems take turns per item, so when a slow
@@ -27,6 +28,7 @@ from archivist.evaluation.answers import run_answers
 from archivist.evaluation.baselines import make_asker
 from archivist.evaluation.beir import collection_for, ingest_corpus, load_beir
 from archivist.evaluation.qa_datasets import load_qa_dataset
+from archivist.settings.agent import AgentSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answers_table import table  # noqa: E402
@@ -49,14 +51,13 @@ def _folder(spec: str) -> str:
 
 
 def _overrides(text: str) -> dict[str, object]:
-    """``a=1,b=false`` as settings overrides (booleans and integers parsed)."""
+    """``a=1,b=false,c=x+y`` as ``[agent]`` overrides, validated (``c`` a list setting)."""
     values: dict[str, object] = {}
     for pair in filter(None, text.split(",")):
         name, _, value = pair.partition("=")
-        lowered = value.strip().lower()
-        values[name.strip()] = (lowered == "true" if lowered in ("true", "false")
-                                else int(lowered) if lowered.isdigit() else value.strip())
-    return values
+        values[name.strip()] = value.strip()
+    checked = AgentSettings.model_validate(values)  # an unknown name or value fails here
+    return {name: getattr(checked, name) for name in values}
 
 
 def main() -> None:

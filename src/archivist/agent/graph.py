@@ -61,7 +61,8 @@ def build_graph(
     strategy = choose_strategy(settings)
     if policy is None:
         policy = policy_for(profile_for(settings), second_look=settings.agent.second_look,
-                            verify_claims=settings.agent.verify_claims)
+                            verify_claims=settings.agent.verify_claims,
+                            disabled=settings.agent.disabled_checks)
     source = retriever if isinstance(retriever, DocumentSource) else None
     nodes = ConversationNodes(
         llm, settings, fast_llm=fast_llm, web_enabled=web is not None, strategy=strategy,

@@ -11,10 +11,14 @@ Ollama >= 7B) gets none of the small-model checks and a short answer-step list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
 
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 
+#: Every answer step a policy may list (``answer/steps.py`` implements each).
+ANSWER_STEPS = ("without_markup", "quote_pointed", "without_repeats", "attribute_uncited",
+                "recite_unsupported", "prune_citations", "verify")
 #: The answer steps every profile runs (``answer/steps.py``): tags and repeats out, then
 #: citations mended, which changes where a sentence points, never what it says.
 CAPABLE_STEPS = ("without_markup", "without_repeats", "recite_unsupported", "prune_citations")
@@ -84,18 +88,35 @@ CAPABLE = Policy()
 
 
 def policy_for(profile: ModelProfile = DEFAULT_PROFILE, *, second_look: bool = True,
-               verify_claims: bool = False) -> Policy:
+               verify_claims: bool = False, disabled: Iterable[str] = ()) -> Policy:
     """The policy for a model with ``profile``.
 
-    ``second_look`` and ``verify_claims`` are the settings of those names: the second
-    look off, or every supported sentence put to the model (the ``verify`` step) on.
+    ``second_look``, ``verify_claims`` and ``disabled`` are the settings of those names:
+    the second look off; every supported sentence put to the model (the ``verify`` step)
+    on; and the named checks and answer steps off, whatever the profile turns on.
     """
     policy = SMALL if profile.small else CAPABLE
     if profile.small and not second_look:
         policy = replace(policy, second_look=False)
     if verify_claims:
         policy = replace(policy, answer_steps=(*policy.answer_steps, "verify"))
-    return policy
+    return without(policy, disabled)
 
 
-__all__ = ["CAPABLE", "CAPABLE_STEPS", "SMALL", "SMALL_STEPS", "Budgets", "Policy", "policy_for"]
+def without(policy: Policy, names: Iterable[str]) -> Policy:
+    """``policy`` with the named checks off and the named answer steps left out.
+
+    Raises ``ValueError`` for a name that is neither a check nor an answer step.
+    """
+    names = set(names)
+    checks = {f.name for f in fields(Policy) if f.type in (bool, "bool")}
+    unknown = names - checks - set(ANSWER_STEPS)
+    if unknown:
+        raise ValueError(f"not a check or an answer step: {', '.join(sorted(unknown))}")
+    for name in names & checks:
+        policy = replace(policy, **{name: False})  # type: ignore[arg-type]
+    return replace(policy, answer_steps=tuple(s for s in policy.answer_steps if s not in names))
+
+
+__all__ = ["ANSWER_STEPS", "CAPABLE", "CAPABLE_STEPS", "SMALL", "SMALL_STEPS", "Budgets",
+           "Policy", "policy_for", "without"]

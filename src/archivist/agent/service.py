@@ -142,7 +142,7 @@ class AgentService:
             return self._policy
         agent = self.settings.agent
         return policy_for(profile_for(self.settings), second_look=agent.second_look,
-                          verify_claims=agent.verify_claims)
+                          verify_claims=agent.verify_claims, disabled=agent.disabled_checks)
 
     @property
     def web(self) -> WebSearchProvider | None:

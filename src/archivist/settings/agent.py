@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 StrategySetting = Literal["auto", "tools", "pipeline"]
+#: What ``disabled_checks`` may name: a check of the policy (``agent/policy.py``) or a step
+#: of the answer stage (``agent/answer/steps.py``).
+CheckName = Literal[
+    "plan_in_code", "review_analysis", "score_gate", "second_look", "bridge_hop",
+    "abstain_in_code", "compose_in_code", "document_in_code",
+    "without_markup", "quote_pointed", "without_repeats", "attribute_uncited",
+    "recite_unsupported", "prune_citations", "verify",
+]
 
 
 class AgentSettings(BaseModel):
@@ -70,6 +78,12 @@ class AgentSettings(BaseModel):
         "share of supported sentences times how well it addresses the question must reach "
         "0.25 (lenient), 0.5 (balanced) or 0.75 (strict).",
     )
+    disabled_checks: list[CheckName] = Field(
+        default_factory=list,
+        description="Checks of the profile's policy or steps of its answer stage turned off, "
+        "by name (e.g. [\"bridge_hop\", \"prune_citations\"]): to measure what each one "
+        "does, with and without, in one run.",
+    )
     verify_claims: bool = Field(
         default=False,
         description="Put each answer sentence the claim check passed to the model as a yes/no "
@@ -105,3 +119,11 @@ class AgentSettings(BaseModel):
         default=None, description="OpenTelemetry collector for the agent's spans "
         "(OTEL_EXPORTER_OTLP_ENDPOINT is read too).",
     )
+
+    @field_validator("disabled_checks", mode="before")
+    @classmethod
+    def _names_in_text(cls, value: object) -> object:
+        """``"bridge_hop+prune_citations"`` (or commas, spaces) is a list of names."""
+        if isinstance(value, str):
+            return [name for name in value.replace("+", " ").replace(",", " ").split() if name]
+        return value

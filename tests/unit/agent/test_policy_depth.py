@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import get_args
+
+import pytest
+from pydantic import ValidationError
 
 from archivist.agent.answer import STEPS
-from archivist.agent.policy import CAPABLE, SMALL, Policy, policy_for
+from archivist.agent.policy import ANSWER_STEPS, CAPABLE, SMALL, Policy, policy_for
 from archivist.agent.question.analysis import Asked
 from archivist.agent.question.depth import Depth, depth_of, plan_without_model
 from archivist.llm.capabilities import ModelProfile
+from archivist.settings.agent import AgentSettings, CheckName
 
 
 def test_a_plain_fresh_question_needs_no_analysis_call() -> None:
@@ -53,3 +58,23 @@ def test_the_policy_follows_the_profile() -> None:
     assert SMALL.budgets.document_read_tokens and not CAPABLE.budgets.document_read_tokens
     assert not policy_for(ModelProfile(size="small"), second_look=False).second_look
     assert policy_for(ModelProfile(), verify_claims=True).answer_steps[-1] == "verify"
+
+
+def test_disabled_checks_turn_off_named_checks_and_answer_steps() -> None:
+    small = policy_for(ModelProfile(size="small"),
+                       disabled=["bridge_hop", "prune_citations"])
+    assert not small.bridge_hop and SMALL.bridge_hop
+    assert "prune_citations" not in small.answer_steps
+    assert small.score_gate and "recite_unsupported" in small.answer_steps  # the rest stays
+    with pytest.raises(ValueError, match="bridge_hops"):
+        policy_for(ModelProfile(size="small"), disabled=["bridge_hops"])
+
+
+def test_the_setting_names_exactly_the_checks_and_the_answer_steps() -> None:
+    checks = {f.name for f in fields(Policy) if f.type in ("bool", bool)}
+    assert set(get_args(CheckName)) == checks | set(ANSWER_STEPS)
+    assert set(ANSWER_STEPS) == set(STEPS)
+    assert AgentSettings(disabled_checks="bridge_hop+verify").disabled_checks == [
+        "bridge_hop", "verify"]
+    with pytest.raises(ValidationError):
+        AgentSettings(disabled_checks=["no_such_check"])
