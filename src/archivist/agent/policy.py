@@ -35,6 +35,8 @@ class Budgets:
     #: tokens of evidence units the writer reads: prompt evaluation dominates a small
     #: local model's latency, so it reads well under 1,000
     unit_tokens: int = 2500
+    #: evidence units scoring under this share of the best unit's score are left out
+    unit_floor: float = 0.5
     #: tokens of section text a whole-document question has the model summarise (0: all)
     document_read_tokens: int = 0
     #: tokens of section summaries the whole-document answer is written from (0: all)

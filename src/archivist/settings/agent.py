@@ -61,6 +61,11 @@ class AgentSettings(BaseModel):
         description="Tokens of evidence sentences the answer is written from (default: the "
         "model profile's, 700 for a small model and 2,500 for a capable one).",
     )
+    evidence_floor: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="Evidence sentences scoring under this share of the best one's score are "
+        "left out (0: the best fill evidence_tokens; default: the model profile's).",
+    )
     max_hops: int = Field(
         default=1, ge=0, le=4,
         description="Bridge hops a small model's research may take: a search for the names "

@@ -181,6 +181,22 @@ def test_each_section_a_hop_found_shows_its_best_unit() -> None:
     assert hop.units[0].text == plain.units[0].text  # the question's best unit stays first
 
 
+def test_a_floor_of_zero_fills_the_budget_best_first() -> None:
+    album = _evidence("Hollow Lantern is the third studio album by singer-songwriter "
+                      "T. Maren. The album was recorded in one week.", parent="album")
+    singer = _evidence("Tobias Maren (born 1970) is a guitarist from Velmora, Ostland. "
+                       "He tours with a brass band.", parent="singer")
+    question = ("From what state is the singer-songwriter whose third studio album is "
+                "Hollow Lantern?")
+    floored = select_units(question, [album, singer], None, budget_tokens=500)
+    filled = select_units(question, [album, singer], None, budget_tokens=500, floor=0.0)
+    assert len(filled.units) > len(floored.units)
+    assert any("Ostland" in u.full_text() for u in filled.units)
+    assert floored.units[0].text in filled.units[0].full_text()  # still best first
+    tight = select_units(question, [album, singer], None, budget_tokens=20, floor=0.0)
+    assert tight.tokens() <= 20 < filled.tokens()  # the budget still bounds it
+
+
 def test_a_unit_stating_the_kind_of_thing_asked_is_preferred(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -34,7 +34,8 @@ DENSE_WEIGHT = 0.6
 #: Bonus of a unit from the section the search ranked first (1/2 of it for the second...):
 #: the search's ranking of the sections is evidence too.
 SECTION_WEIGHT = 0.2
-#: Units scoring under this share of the best unit's score are left out.
+#: Units scoring under this share of the best unit's score are left out, unless a caller
+#: sets its own floor (a profile's ``Budgets.unit_floor``).
 MIN_SHARE = 0.5
 #: Bonus of a unit that states the kind of thing the question asks for (a year for "in
 #: what year"): the birth date "(15 June 1924 - ...)" scored under half the best unit, a
@@ -210,11 +211,12 @@ class Selection:
 def select_units(
     question: str, evidence: Sequence[Evidence], embedder: QueryEmbedder | None, *,
     budget_tokens: int, max_units: int = MAX_UNITS, each_of: Collection[str] = (),
+    floor: float = MIN_SHARE,
 ) -> Selection:
     """The units that bear on ``question``, best first, within ``budget_tokens``.
 
     A unit that states the kind of thing asked (a year, a number: ``question/parsed.py``)
-    scores KIND_WEIGHT more. Units under MIN_SHARE of the best score are left out, except
+    scores KIND_WEIGHT more. Units under ``floor`` of the best score are left out, except
     the best unit of a section of ``each_of`` (parent ids) none of whose units made it. A
     sentence that leans back (see :func:`leans_back`), and each of the best WITH_NEIGHBOUR
     sentences, takes its previous sentence as context. The best unit is always kept, even
@@ -231,7 +233,7 @@ def select_units(
     shown: dict[tuple[int, int], int] = {}  # a unit's place -> the chosen unit showing it
     used = 0
     ranked = sorted(units, key=lambda u: -u.score)
-    floor = ranked[0].score * MIN_SHARE if ranked and ranked[0].score > 0 else float("-inf")
+    floor = ranked[0].score * floor if ranked and ranked[0].score > 0 else float("-inf")
     wanted = set(each_of)
     for unit in ranked:
         if len(chosen) >= max_units or (unit.score < floor and not wanted):

@@ -40,6 +40,7 @@ from archivist.agent.evidence.gate import (
     restates,
 )
 from archivist.agent.evidence.units import (
+    MIN_SHARE,
     QueryEmbedder,
     render_units,
     select_units,
@@ -140,7 +141,7 @@ class Corrective:
         web: WebSearchProvider | None, web_results: int = 3, *,
         read_tool: BaseTool | None = None, read_chars: int = 0,
         embedder: QueryEmbedder | None = None, unit_tokens: int = 2500,
-        write_system: str = prompts.WRITE_UNITS_SYSTEM,
+        unit_floor: float = MIN_SHARE, write_system: str = prompts.WRITE_UNITS_SYSTEM,
     ) -> None:
         self.llm = llm
         self.grader = grader
@@ -151,6 +152,7 @@ class Corrective:
         self.read_chars = read_chars
         self.embedder = embedder
         self.unit_tokens = unit_tokens
+        self.unit_floor = unit_floor
         self.write_system = write_system
 
     # --- one search round -------------------------------------------------------------
@@ -347,7 +349,8 @@ class Corrective:
         wanted = f"{state.sub_question}\n{state.hop_query}".strip()
         each_of = {*state.hop_sections, *offered_sections(state.sub_question, evidence)}
         selection = select_units(wanted, evidence, self.embedder,
-                                 budget_tokens=self.unit_tokens, each_of=each_of)
+                                 budget_tokens=self.unit_tokens, each_of=each_of,
+                                 floor=self.unit_floor)
         emit_step(StepKind.EVIDENCE, f"{len(selection.units)} of {selection.considered} "
                   f"sentences, items and rows (about {selection.tokens()} tokens)",
                   sub_question=state.index)

@@ -100,6 +100,8 @@ class ResearchNodes:
             read_chars=0 if self.strategy.uses_tools else settings.agent.pipeline_read_chars,
             embedder=embedder,
             unit_tokens=settings.agent.evidence_tokens or policy.budgets.unit_tokens,
+            unit_floor=(policy.budgets.unit_floor if settings.agent.evidence_floor is None
+                        else settings.agent.evidence_floor),
             write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
             else prompts.WRITE_UNITS_SYSTEM,
         )
