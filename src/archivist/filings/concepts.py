@@ -48,9 +48,20 @@ CONCEPTS = {c.name: c for c in (
             ("net income", "net earnings", "net profit", "profit")),
     Concept("interest_expense", _I, (r"interest expense(?:, net)?",), ("interest expense",),
             cost=True),
+    Concept("pretax_income", _I, (r"(?:income|earnings|profit) (?:\(loss\) )?before (?:provision "
+                                  r"for )?(?:income )?tax(?:es)?.*",
+                                  r"pre-?tax (?:income|earnings|profit).*"),
+            ("income before income taxes", "income before taxes", "pretax income",
+             "pre-tax income", "earnings before income taxes", "earnings before taxes", "ebt",
+             "profit before tax", "profit before taxes", "income before provision for income "
+             "taxes")),
     Concept("income_tax", _I, (r"(?:provision for|benefit from|\(benefit\)|provision).*income "
-                               r"taxes.*", r"income tax (?:expense|provision).*"),
-            ("income tax", "income taxes", "tax expense"), cost=True),
+                               r"taxes.*", r"income tax (?:expense|provision).*",
+                               r"income taxes?(?: expense)?(?: \(benefit\))?"),
+            ("income tax", "income taxes", "tax expense", "provision for income taxes",
+             "provision for income tax", "income tax expense", "income tax provision",
+             "income tax expense benefit", "provision for benefit from income taxes", "taxes"),
+            cost=True),
     Concept("depreciation_amortization", _C, (r"depreciation(?:,| and) (?:depletion and )?"
                                               r"amortization.*", r"depreciation.*"),
             ("depreciation and amortization", "d&a", "depreciation"), cost=True),
@@ -80,7 +91,8 @@ CONCEPTS = {c.name: c for c in (
     Concept("total_liabilities", _B, (r"total liabilities",), ("total liabilities", "liabilities")),
     Concept("total_equity", _B, (r"total (?:stockholders|shareholders|shareowners)'? equity.*",
                                  r"(?:stockholders|shareholders)'? equity.*", r"total equity"),
-            ("equity", "shareholders equity", "stockholders equity")),
+            ("equity", "shareholders equity", "stockholders equity", "shareowners equity",
+             "total equity")),
 )}
 
 
@@ -102,8 +114,12 @@ def matching_row(concept: Concept, labels: list[str]) -> int | None:
 
 
 def concept_named(phrase: str) -> Concept | None:
-    """The concept a phrase names (``COGS``, ``the accounts payable``), or ``None``."""
-    key = " ".join(re.sub(r"[^\w&' -]+", " ", phrase.casefold()).split())
+    """The concept a phrase names (``COGS``, ``the accounts payable``), or ``None``.
+
+    Case, apostrophes and other punctuation do not count (``stockholders' equity``).
+    """
+    key = " ".join(re.sub(r"[^\w& -]+", " ", phrase.replace("'", "").replace("’", "")
+                          .casefold()).split())
     key = re.sub(r"^(?:the|total|a|an)\s+", "", key)
     key = re.sub(r"\s+(?:for the year|of the year|for the period|in the year)$", "", key)
     for concept in CONCEPTS.values():
