@@ -145,8 +145,8 @@ def _growth_of(question: str) -> str | None:
         found_at = pattern.search(question)
         if found_at:
             phrase = _PHRASE_END.sub("", found_at.group(1))
-            phrase = re.sub(r"^(?:\w+['’]s?\s+)?(?:the\s+|its\s+)?", "", phrase, flags=re.I) \
-                if pattern is _GROWTH_VERB else phrase
+            phrase = re.sub(r"^(?:the\s+|its\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+|"
+                            r"^(?:the\s+|its\s+)", "", phrase, flags=re.I)
             found = _line_item(phrase, from_end=pattern is _GROWTH_VERB)
             if found:
                 return found

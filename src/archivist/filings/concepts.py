@@ -70,7 +70,15 @@ CONCEPTS = {c.name: c for c in (
             ("capex", "capital expenditure", "capital expenditures"), cost=True),
     Concept("operating_cash_flow", _C, (r"net cash (?:provided by|from|used in|\(used in\)).*"
                                         r"operating activities",),
-            ("cash from operations", "operating cash flow", "cash flow from operations")),
+            ("cash from operations", "operating cash flow", "cash flow from operations",
+             "cash flows from operations", "cash from operating activities",
+             "net cash provided by operating activities", "net cash from operating activities",
+             "net cash used in operating activities", "cash flow from operating activities",
+             "net cash provided by used in operating activities")),
+    Concept("dividends_paid", _C, (r"(?:cash )?dividends paid.*", r"payments? of (?:cash )?"
+                                   r"dividends.*", r"dividends.*"),
+            ("dividends paid", "dividends", "cash dividends paid", "dividend payments"),
+            cost=True),
     Concept("cash", _B, (r"cash and cash equivalents", r"cash and equivalents", r"cash"),
             ("cash", "cash and cash equivalents")),
     Concept("short_term_investments", _B, (r"short-term investments", r"marketable securities",
@@ -88,6 +96,10 @@ CONCEPTS = {c.name: c for c in (
             ("accounts payable", "payables", "trade payables")),
     Concept("total_current_liabilities", _B, (r"total current liabilities",),
             ("current liabilities",)),
+    Concept("long_term_debt", _B, (r"long-term debt(?:, net)?(?:,? (?:less|excluding|net of) "
+                                   r"current (?:portion|maturities))?.*",
+                                   r"long-term borrowings.*"),
+            ("long-term debt", "long term debt", "long-term borrowings")),
     Concept("total_liabilities", _B, (r"total liabilities",), ("total liabilities", "liabilities")),
     Concept("total_equity", _B, (r"total (?:stockholders|shareholders|shareowners)'? equity.*",
                                  r"(?:stockholders|shareholders)'? equity.*", r"total equity"),

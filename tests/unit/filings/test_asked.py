@@ -40,6 +40,8 @@ def test_a_standard_metric_named(question: str, formula: str, year: int | None) 
     ("By what percentage did Brindlewood's net income increase from FY2023 to FY2024?",
      "net income", 2024),
     ("What was the growth in net revenues for fiscal 2024?", "net revenues", 2024),
+    ("What was the year-over-year change in Brindlewood Traders' operating income in FY2024, "
+     "in percent?", "operating income", 2024),
 ])
 def test_a_growth_named(question: str, item: str, year: int) -> None:
     metric, _ = _asked(question)

@@ -137,6 +137,11 @@ def test_a_formula_written_in_words_and_naming_its_statement() -> None:
             "t0 / t1", ["total_liabilities", "total_equity"]),
         "provision for income taxes / income before income taxes times 100": (
             "t0 / t1 * 100", ["income_tax", "pretax_income"]),
+        "long-term debt / total shareholders' equity": (
+            "t0 / t1", ["long_term_debt", "total_equity"]),
+        "dividends paid divided by net income": ("t0 / t1", ["dividends_paid", "net_income"]),
+        "net cash used in operating activities / revenues": (
+            "t0 / t1", ["operating_cash_flow", "revenue"]),
     }
     for text, (expression, concepts) in cases.items():
         parsed = parse_formula(text)
