@@ -22,8 +22,7 @@ from tests.eval_data import EVAL_DIR, require_eval
 REPO = Path(__file__).resolve().parents[2]
 SCANNED = ("src", "tests")
 SUFFIXES = {".py", ".json", ".jsonl", ".md", ".txt", ".csv", ".html", ".yaml", ".yml", ".mako"}
-DEV_SETS = ("pdf_questions.jsonl", "table_questions.jsonl", "wholedoc_questions.jsonl",
-            "metric_questions.jsonl")
+DEV_SETS = ("pdf_questions.jsonl", "table_questions.jsonl", "wholedoc_questions.jsonl")
 QUESTION_WORDS = 8  # a question or answer: any 8 consecutive words
 SHORTEST = 4  # a question under 4 words is too common to check
 ANSWER_SHORTEST = 3  # an answer of 3 words or more (past a leading article) is checked
