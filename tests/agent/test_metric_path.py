@@ -135,3 +135,15 @@ def test_archivist_ask_prints_the_computation_its_sources_and_the_sql(
     assert '· sql: SELECT line_item, "d2023_05_31", page FROM "balance_sheet" WHERE ' \
            "line_item = 'Total current assets'" in out
     assert "Sources:" in out and "1.pdf, p. 3" in out.split("Sources:", 1)[1]
+
+
+def test_a_quarter_the_statements_hold_no_column_for_is_not_answered_by_the_year(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel())) as service:
+        events = run(service, "What was Tallowmere Outfitters' gross margin in the second "
+                              "quarter of FY2023?")
+    (fallback,) = steps(events, "metric_fallback")
+    assert fallback["detail"] == ("the statements have no column for Q2 of fiscal 2023: "
+                                  "answering by the usual path")
+    assert not steps(events, "metric")

@@ -4,7 +4,8 @@ Pure functions over a question's text and the definitions given with it. A quest
 for a metric when it defines one ("DPO is defined as: 365 * ..."), names one of
 :data:`archivist.filings.metrics.METRICS` ("days payable outstanding", "current ratio",
 "EBITDA"), or names the growth of a line item ("revenue growth", "growth in net income").
-It asks for one fiscal year's value: a question about why a figure moved, an adjusted
+A percent metric (a margin, a rate, a return) whose own formula gives a fraction is shown
+in percent. It asks for one fiscal year's value: a question about why a figure moved, an adjusted
 (non-GAAP) figure, a change or comparison of a ratio, or several years (two consecutive
 ones for a growth) asks for no single computation, and gets ``None`` with the reason.
 """
@@ -34,6 +35,12 @@ _STANDARD = (
     ("quick_ratio", r"quick ratio|acid[- ]test ratio"),
     ("ebitda", r"\bEBITDA\b(?!\s+margin)"),
     ("roa", r"return on (?:average )?(?:total )?assets|\bROA\b"),
+    ("roe", r"return on (?:average )?(?:(?:total |common )?(?:share|stock)holders'? )?equity"
+            r"|\bROE\b"),
+    ("capex", r"capital expenditures?|\bcapex\b"),
+    ("free_cash_flow", r"free cash flows?|\bFCF\b"),
+    ("effective_tax_rate", r"effective (?:income )?tax rate|\bETR\b"),
+    ("interest_coverage", r"interest coverage(?: ratio)?|times interest earned"),
 )
 _PATTERNS = [(key, re.compile(pattern, re.I)) for key, pattern in _STANDARD]
 _NOT_A_VALUE = re.compile(
@@ -46,6 +53,12 @@ _COMPARED = re.compile(
     r"\b(?:changes?|changed|compared?|comparison|differen\w*|trend|increased?|decreased?|"
     r"improved?|declined?|higher|lower|each year|per year|average|over the (?:last|past))\b",
     re.I)
+_RATIO_OF = re.compile(
+    r"\b(?:as an? (?:percent(?:age)?|%|share|proportion|fraction)|ratio|divided by|relative "
+    r"to|per share|to (?:total )?(?:revenues?|sales|assets|equity))\b", re.I)
+_TIMES_100 = re.compile(r"[*×x]\s*100\b(?!\s*[,.]?\d)", re.I)
+_PERCENT_NAME = re.compile(r"\b(?:margin|rate|return|yield|growth|percent(?:age)?)\b", re.I)
+_NOT_PERCENT_NAME = re.compile(r"\b(?:ratio|turnover|coverage|multiple|days?)\b", re.I)
 _MULTI_YEAR = re.compile(r"\b(?:CAGR|compound(?:ed)? annual|average|each year|per year)\b",
                          re.I)
 _WORD = r"[\w'’&.-]+"
@@ -97,9 +110,17 @@ def _formula_unit(name: str, formula: str) -> str:
     key = standard_metric(name)
     if key is not None:
         return METRICS[key][2]
-    if "/" in formula or "÷" in formula:
-        return "%" if re.search(r"\*\s*100\b|×\s*100\b|\bx\s*100\b", formula) else ""
+    if re.search(r"/|÷|\bdivided by\b|\bover\b", formula, re.I):
+        if _TIMES_100.search(formula) or (_PERCENT_NAME.search(name)
+                                          and not _NOT_PERCENT_NAME.search(name)):
+            return "%"
+        return ""
     return "amount"
+
+
+def _in_percent(formula: str, unit: str) -> str:
+    """A percent metric's formula that yields a fraction (no ``* 100``) made to yield percent."""
+    return f"({formula}) * 100" if unit == "%" and not _TIMES_100.search(formula) else formula
 
 
 def _line_item(phrase: str, from_end: bool) -> str | None:
@@ -124,8 +145,8 @@ def _growth_of(question: str) -> str | None:
         found_at = pattern.search(question)
         if found_at:
             phrase = _PHRASE_END.sub("", found_at.group(1))
-            phrase = re.sub(r"^(?:\w+['’]s?\s+)?(?:the\s+|its\s+)?", "", phrase, flags=re.I) \
-                if pattern is _GROWTH_VERB else phrase
+            phrase = re.sub(r"^(?:the\s+|its\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+|"
+                            r"^(?:the\s+|its\s+)", "", phrase, flags=re.I)
             found = _line_item(phrase, from_end=pattern is _GROWTH_VERB)
             if found:
                 return found
@@ -158,6 +179,9 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
     year = years[0] if years else None
     if defined:
         name, formula = defined
-        return AskedMetric(name, formula, unit=_formula_unit(name, formula), year=year), ""
+        unit = _formula_unit(name, formula)
+        return AskedMetric(name, _in_percent(formula, unit), unit=unit, year=year), ""
     assert key is not None
+    if METRICS[key][2] == "amount" and _RATIO_OF.search(asked):
+        return None, "the question asks for a ratio of the metric, not its value"
     return AskedMetric(METRICS[key][0], key, year=year), ""

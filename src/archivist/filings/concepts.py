@@ -48,9 +48,20 @@ CONCEPTS = {c.name: c for c in (
             ("net income", "net earnings", "net profit", "profit")),
     Concept("interest_expense", _I, (r"interest expense(?:, net)?",), ("interest expense",),
             cost=True),
+    Concept("pretax_income", _I, (r"(?:income|earnings|profit) (?:\(loss\) )?before (?:provision "
+                                  r"for )?(?:income )?tax(?:es)?.*",
+                                  r"pre-?tax (?:income|earnings|profit).*"),
+            ("income before income taxes", "income before taxes", "pretax income",
+             "pre-tax income", "earnings before income taxes", "earnings before taxes", "ebt",
+             "profit before tax", "profit before taxes", "income before provision for income "
+             "taxes")),
     Concept("income_tax", _I, (r"(?:provision for|benefit from|\(benefit\)|provision).*income "
-                               r"taxes.*", r"income tax (?:expense|provision).*"),
-            ("income tax", "income taxes", "tax expense"), cost=True),
+                               r"taxes.*", r"income tax (?:expense|provision).*",
+                               r"income taxes?(?: expense)?(?: \(benefit\))?"),
+            ("income tax", "income taxes", "tax expense", "provision for income taxes",
+             "provision for income tax", "income tax expense", "income tax provision",
+             "income tax expense benefit", "provision for benefit from income taxes", "taxes"),
+            cost=True),
     Concept("depreciation_amortization", _C, (r"depreciation(?:,| and) (?:depletion and )?"
                                               r"amortization.*", r"depreciation.*"),
             ("depreciation and amortization", "d&a", "depreciation"), cost=True),
@@ -59,7 +70,15 @@ CONCEPTS = {c.name: c for c in (
             ("capex", "capital expenditure", "capital expenditures"), cost=True),
     Concept("operating_cash_flow", _C, (r"net cash (?:provided by|from|used in|\(used in\)).*"
                                         r"operating activities",),
-            ("cash from operations", "operating cash flow", "cash flow from operations")),
+            ("cash from operations", "operating cash flow", "cash flow from operations",
+             "cash flows from operations", "cash from operating activities",
+             "net cash provided by operating activities", "net cash from operating activities",
+             "net cash used in operating activities", "cash flow from operating activities",
+             "net cash provided by used in operating activities")),
+    Concept("dividends_paid", _C, (r"(?:cash )?dividends paid.*", r"payments? of (?:cash )?"
+                                   r"dividends.*", r"dividends.*"),
+            ("dividends paid", "dividends", "cash dividends paid", "dividend payments"),
+            cost=True),
     Concept("cash", _B, (r"cash and cash equivalents", r"cash and equivalents", r"cash"),
             ("cash", "cash and cash equivalents")),
     Concept("short_term_investments", _B, (r"short-term investments", r"marketable securities",
@@ -77,10 +96,15 @@ CONCEPTS = {c.name: c for c in (
             ("accounts payable", "payables", "trade payables")),
     Concept("total_current_liabilities", _B, (r"total current liabilities",),
             ("current liabilities",)),
+    Concept("long_term_debt", _B, (r"long-term debt(?:, net)?(?:,? (?:less|excluding|net of) "
+                                   r"current (?:portion|maturities))?.*",
+                                   r"long-term borrowings.*"),
+            ("long-term debt", "long term debt", "long-term borrowings")),
     Concept("total_liabilities", _B, (r"total liabilities",), ("total liabilities", "liabilities")),
     Concept("total_equity", _B, (r"total (?:stockholders|shareholders|shareowners)'? equity.*",
                                  r"(?:stockholders|shareholders)'? equity.*", r"total equity"),
-            ("equity", "shareholders equity", "stockholders equity")),
+            ("equity", "shareholders equity", "stockholders equity", "shareowners equity",
+             "total equity")),
 )}
 
 
@@ -102,8 +126,12 @@ def matching_row(concept: Concept, labels: list[str]) -> int | None:
 
 
 def concept_named(phrase: str) -> Concept | None:
-    """The concept a phrase names (``COGS``, ``the accounts payable``), or ``None``."""
-    key = " ".join(re.sub(r"[^\w&' -]+", " ", phrase.casefold()).split())
+    """The concept a phrase names (``COGS``, ``the accounts payable``), or ``None``.
+
+    Case, apostrophes and other punctuation do not count (``stockholders' equity``).
+    """
+    key = " ".join(re.sub(r"[^\w& -]+", " ", phrase.replace("'", "").replace("’", "")
+                          .casefold()).split())
     key = re.sub(r"^(?:the|total|a|an)\s+", "", key)
     key = re.sub(r"\s+(?:for the year|of the year|for the period|in the year)$", "", key)
     for concept in CONCEPTS.values():

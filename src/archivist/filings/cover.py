@@ -38,7 +38,16 @@ _RESULTS = re.compile(
     r"\b(?:reports?|reported|announces?|delivers?|posts?)\b[^.\n]{0,90}\b(?:results|earnings)\b"
     r"|\b(?:quarter|fiscal|full[- ]year|annual)\b[^.\n]{0,40}\b(?:results|earnings release)\b",
     re.I)
+_COVER_MARKS = re.compile(r"SECURITIES AND EXCHANGE COMMISSION|Commission File Number|"
+                          r"exact name of (?:the )?registrant|PURSUANT TO SECTION 13", re.I)
+"""What only a cover page prints (a press release does not)."""
 _REGISTRANT = re.compile(r"\(?\s*exact name of (?:the )?registrant", re.I)
+_NOT_A_NAME = re.compile(
+    r"^\W*\(|commission file|file number|I\.R\.S|employer identification|jurisdiction|"
+    r"incorporation|organization|^\W*\d|\bFORM\s+\d|annual report|quarterly report|current "
+    r"report|transition report|fiscal year ended|period ended|securities and exchange|"
+    r"washington,? d\.?c", re.I)
+"""A cover line that is no registrant's name (a label, a number, a form's title)."""
 _SUFFIX = (r"(?:plc|PLC|Inc\.?|Incorporated|Corporation|Corp\.|Company|Co\.|Ltd\.?|Limited|"
            r"N\.V\.|S\.A\.|AG|SE|LLC|L\.P\.)")
 _NAMED = re.compile(r"\b((?:[A-Z][\w'&.-]*,?\s+|&\s+){0,4}[A-Z][\w'&.-]*),?\s+" + _SUFFIX
@@ -54,13 +63,20 @@ _CHECK_BOXES = re.compile(r"reporting company|growth company|accelerated filer|s
 """Cover-page phrases that end like a company's name but name none."""
 _HEADLINE = re.compile(r"^\s*([A-Z][\w'&.,-]*(?:\s+[A-Z&][\w'&.,-]*){0,3})\s+"
                        r"(?:reports?|announces?|delivers?|posts?)\b", re.M)
+_ISSUER = r"(?:^|\n\s*|[—–]\s*|\s-{1,2}\s*)((?:[A-Z][\w'&.-]*,?\s+|&\s+){0,5}[A-Z][\w'&.-]*)"
+_REPORTED = (r"\s*,?\s*(?:today|on \w+day|this morning)?\s*,?\s*(?:reported|announced|reports|"
+             r"announces|released|posted)\b")
+_DATELINES = (re.compile(_ISSUER + r"\s*\((?:NYSE|NASDAQ|Nasdaq|ASX|LSE|TSX|OTC)[^()\n]{1,40}\)"
+                         + _REPORTED),
+              re.compile(_ISSUER + r"\s*(?:\([^()\n]{2,40}\))?" + _REPORTED))
+"""``<Company> (NYSE: XYZ) today reported``: the company that issues a release."""
 _ANNUAL = re.compile(r"for the (?:fiscal )?year ended\s*:?\s*", re.I)
 _QUARTERLY = re.compile(r"for the (?:quarterly period|quarter) ended\s*:?\s*", re.I)
 _EVENT = re.compile(r"date of report\s*(?:\([^)]*\))?\s*:?\s*", re.I)
 _YEAR_END = re.compile(r"fiscal year[- ]?end(?:s|ed|ing|s on)?\s*(?:on\s*)?:?\s*"
                        r"|(?:twelve|12) months ended\s*", re.I)
 _PERIOD_END = re.compile(r"(?:three|3|twelve|12) months ended\s*|quarter ended\s*", re.I)
-_FISCAL_NAMED = re.compile(r"\b(?:fiscal(?: year)?|FY)\s?'?((?:19|20)\d{2})\b", re.I)
+_FISCAL_NAMED = re.compile(r"\b(?:fiscal(?: year)?|FY)\s?'?((?:19|20)?\d{2})\b", re.I)
 _QUARTER_NAMED = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b", re.I)
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _FULL_YEAR = re.compile(r"\bfull[- ]year\b|\bfiscal (?:year )?(?:19|20)\d{2} results\b", re.I)
@@ -98,7 +114,9 @@ def filing_info(markdown: str) -> FilingInfo | None:
     form = _form(cover)
     if form is None:
         return None
-    info = FilingInfo(form=form, company=_registrant(cover) or _named_company(head),
+    company = _registrant(cover) or (_issuer(head[:3_000], head) if form in (EARNINGS, "8-K")
+                                     else None) or _named_company(head)
+    info = FilingInfo(form=form, company=company,
                       ticker=_ticker(plain_text(markdown[:_TICKER_CHARS])))
     year_end = _year_end(head)
     end = _period_end(cover, head, form)
@@ -111,20 +129,30 @@ def filing_info(markdown: str) -> FilingInfo | None:
         info.fiscal_year = fiscal_year_of(end, year_end)
         if form in ("10-Q", EARNINGS):
             info.fiscal_quarter = fiscal_quarter(end, year_end)
+    if form == "8-K":
+        _results_period(info, head, year_end)
     if year_end is not None:
         info.fiscal_year_end = f"{year_end[0]:02d}-{year_end[1]:02d}"
     return info
 
 
 def _form(cover: str) -> str | None:
-    for match in _FORM.finditer(cover):  # "FORM 10-K", or "Form 10-K" opening a line
+    """The form a cover page names, else ``earnings release`` for a results headline.
+
+    A form named in running text (a release citing its ``Form 10-Q``) is no cover page:
+    it counts only above the first results headline or beside a cover page's marks.
+    """
+    release = _RESULTS.search(cover[:3_000])
+    marked = _COVER_MARKS.search(cover)
+    top = release.start() if release and not marked else len(cover)
+    for match in _FORM.finditer(cover[:top]):  # "FORM 10-K", or "Form 10-K" opening a line
         line_start = cover.rfind("\n", 0, match.start()) + 1
         if match.group(0).startswith("FORM") or not cover[line_start:match.start()].strip():
             return match.group(1).upper()
     for form, pattern in _REPORT_KIND:
-        if pattern.search(cover):
+        if pattern.search(cover[:top]):
             return form
-    return EARNINGS if _RESULTS.search(cover[:3_000]) else None
+    return EARNINGS if release else None
 
 
 def _clean_name(text: str) -> str | None:
@@ -134,13 +162,20 @@ def _clean_name(text: str) -> str | None:
 
 
 def _registrant(cover: str) -> str | None:
-    """The name printed above ``(Exact name of registrant as specified in its charter)``."""
+    """The name printed above ``(Exact name of registrant as specified in its charter)``.
+
+    Of the three lines above the label (or its own line before it), the nearest name with
+    a legal form (``Inc.``), else the nearest that reads as a name; a file number, a
+    jurisdiction or a form's title is passed over. Of several
+    registrants (a combined filing) the first is the filer.
+    """
     match = _REGISTRANT.search(cover)
     if not match:
         return None
     before = cover[:match.start()].rstrip()
     lines = [line for line in before.split("\n") if line.strip()]
-    return _clean_name(lines[-1]) if lines else None
+    names = [n for n in map(_clean_name, reversed(lines[-3:])) if n and not _NOT_A_NAME.search(n)]
+    return next((n for n in names if _NAMED.search(n)), names[0] if names else None)
 
 
 def core_name(company: str) -> str:
@@ -148,6 +183,24 @@ def core_name(company: str) -> str:
     name = re.sub(r"[,\s]+" + _SUFFIX + r"\s*$", "", company.strip())
     name = re.sub(r"^(?:the)\s+", "", name, flags=re.I)
     return name.strip(" ,.") or company.strip()
+
+
+def _issuer(top: str, head: str) -> str | None:
+    """The company a release's dateline or headline says reports (``X today reported``).
+
+    A dateline naming a ticker first, then any dateline, then the headline; a short name
+    (``Amcor``) is given in full when ``head`` prints it with its legal form.
+    """
+    for pattern in (*_DATELINES, _HEADLINE):
+        for match in pattern.finditer(top):
+            name = _clean_name(match.group(1))
+            if name and core_name(name).split()[0].lower() not in ("the", "our", "we", "it") \
+                    and not _NOT_A_NAME.search(name):
+                full = Counter(c for c in map(_clean_name, (m.group(0) for m in
+                                                            _NAMED.finditer(head)))
+                               if c and core_name(c) == core_name(name))
+                return full.most_common(1)[0][0] if full else name
+    return None
 
 
 def _named_company(head: str) -> str | None:
@@ -214,13 +267,29 @@ def _period_end(cover: str, head: str, form: str) -> date | None:
     return found[0] if form in ("10-K", "10-Q", "8-K") else max(found)
 
 
+def _results_period(info: FilingInfo, head: str, year_end: tuple[int, int] | None) -> None:
+    """An 8-K's fiscal year and quarter from the results it furnishes, when it names them.
+
+    The 8-K keeps its date of report as its period; ``fourth quarter and fiscal year 2022
+    results`` makes it fiscal 2022, quarter 4.
+    """
+    text = " ".join(head.split())  # a headline broken over lines
+    for match in _RESULTS.finditer(text):
+        named = FilingInfo()
+        _named_period(named, text[max(0, match.start() - 160):match.end() + 160], year_end)
+        if named.fiscal_year is not None:
+            info.fiscal_year, info.fiscal_quarter = named.fiscal_year, named.fiscal_quarter
+            return
+
+
 def _named_period(info: FilingInfo, top: str, year_end: tuple[int, int] | None) -> None:
     """An earnings release's fiscal year and quarter from its headline (``fiscal 2023``)."""
+    top = " ".join(top.split())  # a headline broken over lines
     years = re.findall(r"\b((?:19|20)\d{2})\b(?=[^.\n]{0,40}\bresults\b)", top) \
         or _FISCAL_NAMED.findall(top)
     if not years:
         return
-    info.fiscal_year = int(years[0])
+    info.fiscal_year = int(years[0]) + (2000 if int(years[0]) < 100 else 0)
     quarter = _QUARTER_NAMED.search(top)
     if quarter:
         info.fiscal_quarter = _ORDINALS.get((quarter.group(1) or "").lower()) \

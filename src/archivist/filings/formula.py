@@ -3,7 +3,9 @@
 ``365 * (average accounts payable) / (COGS + change in inventory)`` is read as arithmetic
 over terms; each term is a line item (see :mod:`archivist.filings.concepts`) with a
 modifier: the current period's value, the ``average`` of it and the prior period's, the
-``change`` from the prior period, or the ``prior`` period's value. Only numbers, the four
+``change`` from the prior period, or the ``prior`` period's value. Operations may be written
+in words (``plus``, ``minus``, ``divided by``, ``times``), and a term may name the statement
+it is read from (``depreciation from the cash flow statement``). Only numbers, the four
 operations and parentheses are allowed: the expression is checked node by node before it
 is evaluated, never passed to ``eval`` as text from the question.
 """
@@ -41,6 +43,15 @@ _YEAR_NAMED = re.compile(r"\b(?:(?:in|for|of|at)\s+)?(?:FY\s?|fiscal\s+(?:year\s
 _DEFINITION = re.compile(r"(?P<name>[A-Za-z][\w &/'()-]{0,60}?)\s+(?:is|are)\s+(?:defined|"
                          r"calculated|computed)\s+as\s*:?\s*(?P<formula>[^.;\n]+(?:\.\d[^.;\n]*)*)",
                          re.I)
+_WORD_OPERATIONS = ((re.compile(r"\s+divided\s+by\s+", re.I), " / "),
+                    (re.compile(r"\s+(?:multiplied\s+by|times)\s+", re.I), " * "),
+                    (re.compile(r"\s+minus\s+", re.I), " - "),
+                    (re.compile(r"\s+plus\s+", re.I), " + "))
+_STATEMENT_NAMED = re.compile(
+    r"\s+(?:(?:as\s+)?(?:shown|reported|stated|presented)\s+)?(?:from|in|on|per)\s+the\s+"
+    r"(?:consolidated\s+)?(?:income\s+statement|balance\s+sheet|cash\s+flows?\s+statement|"
+    r"statements?\s+of\s+(?:cash\s+flows?|income|operations|earnings|financial\s+position)|"
+    r"P\s*&\s*L(?:\s+statement)?)", re.I)
 _OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv}
@@ -116,7 +127,10 @@ def parse_formula(text: str) -> Formula:
     Raises :class:`FormulaError` naming the part that is no number, operation or known
     line item.
     """
-    source = _TIMES.sub(" * ", text.replace("÷", "/").replace("−", "-").replace("–", "-"))
+    source = _STATEMENT_NAMED.sub("", text.replace("’", "'"))
+    for pattern, operation in _WORD_OPERATIONS:
+        source = pattern.sub(operation, source)
+    source = _TIMES.sub(" * ", source.replace("÷", "/").replace("−", "-").replace("–", "-"))
     source = _YEAR_NAMED.sub(" ", _SPAN.sub(" between two years ", source))
     parts: list[str] = []
     terms: list[Term] = []

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
-from archivist.filings.concepts import Concept, matching_row
+from archivist.filings.concepts import CONCEPTS, Concept, label_key, matching_row
 from archivist.filings.formula import Formula, FormulaError, parse_formula
 from archivist.filings.statements import STATEMENTS
 from archivist.index.table_sql import run_select
@@ -39,6 +40,13 @@ METRICS: dict[str, tuple[str, str, str]] = {
                     "current liabilities", "ratio"),
     "ebitda": ("EBITDA", "operating income + depreciation and amortization", "amount"),
     "roa": ("return on assets", "net income / average total assets * 100", "%"),
+    "roe": ("return on equity", "net income / average equity * 100", "%"),
+    "capex": ("capital expenditure", "capital expenditure", "amount"),
+    "free_cash_flow": ("free cash flow", "cash from operations - capital expenditure", "amount"),
+    "effective_tax_rate": ("effective tax rate", "income tax / income before income taxes * 100",
+                           "%"),
+    "interest_coverage": ("interest coverage ratio", "operating income / interest expense",
+                          "ratio"),
 }
 """Each metric: its name, its formula (as :func:`parse_formula` reads it) and its unit."""
 METRICS["working_capital_ratio"] = ("working capital ratio", METRICS["current_ratio"][1],
@@ -47,6 +55,7 @@ _OPTIONAL = frozenset({"short_term_investments"})  # absent from a statement: co
 Period = int | str
 """A fiscal year (2023), or a statement's period column (``q2023_06_30``)."""
 _PERIOD_COLUMN = re.compile(r"(fy|d|q|m6_|m9_)((?:19|20)\d{2})(_\d{2}_\d{2})?")
+_QUARTER_COLUMN = re.compile(r"q((?:19|20)\d{2})_(\d{2})_(\d{2})")
 _ANNUAL_COLUMN = re.compile(r"(fy|d)((?:19|20)\d{2})(?:_\d{2}_\d{2})?")
 
 
@@ -109,6 +118,20 @@ class StatementFigures:
         tables = [t for t in store.tables(collection, {document_id}) if t.name in STATEMENTS]
         return cls(tables, store.rows(collection, [t.table_id for t in tables]))
 
+    def quarter_column(self, end: date) -> str | None:
+        """The three-month column (``q2023_06_30``) of a quarter ending on ``end``.
+
+        Read from the income statement, else the cash-flow statement; a column ending within
+        a week of ``end`` is that quarter (52/53-week years). ``None`` when neither has one.
+        """
+        for kind in ("income_statement", "cash_flow_statement"):
+            table = self.tables.get(kind)
+            for column in table.columns if table is not None else []:
+                match = _QUARTER_COLUMN.fullmatch(column)
+                if match and abs((date(*map(int, match.groups())) - end).days) <= 7:
+                    return column
+        return None
+
     def unit(self) -> str:
         """The scale the statements print in (``millions``), or ``""``."""
         return next((t.unit for t in self.tables.values() if t.unit), "")
@@ -135,6 +158,17 @@ class StatementFigures:
             if match and int(match.group(2)) == period - shift:
                 found.setdefault(match.group(1), column)
         return found.get("fy") or found.get("d")
+
+    def _tax_signed(self, table: StoredTable, column: str, printed: float) -> float:
+        """The income tax as an expense (a benefit negative), whatever sign it is printed in.
+
+        Income before taxes less net income gives the sign when its size is the printed
+        one; otherwise the printed size is used.
+        """
+        found = _tax_identity(table, self.rows.get(table.table_id, []), column)
+        if found is not None and abs(abs(found) - abs(printed)) <= max(1.0, abs(printed) / 200):
+            return found
+        return abs(printed)
 
     def figure(self, concept: Concept, year: Period, shift: int, term: str) -> Figure:
         """The concept's value for ``year`` (or the period ``shift`` years before), by SQL."""
@@ -165,8 +199,32 @@ class StatementFigures:
             value = 0
         page = found[0][2] if found and isinstance(found[0][2], int) else table.page_start
         number = abs(float(value)) if concept.cost else float(value)
+        if concept.name == "income_tax":
+            number = self._tax_signed(table, column, float(value))
         return Figure(term, labels[index], concept.statement, column, number,
                       table.document_id, page, sql)
+
+
+_PRETAX = CONCEPTS["pretax_income"]
+_NET_INCOME = re.compile(r"net (?:income|earnings)(?: \(loss\))?$")
+
+
+def _number_in(rows: list[list[Cell]], at: int, column: int) -> float | None:
+    value = rows[at][column] if 0 <= column < len(rows[at]) else None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _tax_identity(table: StoredTable, rows: list[list[Cell]], column: str) -> float | None:
+    """Income before taxes less net income in one column (the tax, signed), or ``None``."""
+    labels = [str(row[0]) for row in rows]
+    pretax = matching_row(_PRETAX, labels)
+    net = next((i for i, label in enumerate(labels) if _NET_INCOME.match(label_key(label))),
+               None)
+    if pretax is None or net is None or column not in table.columns:
+        return None
+    at = table.columns.index(column)
+    before, after = _number_in(rows, pretax, at), _number_in(rows, net, at)
+    return None if before is None or after is None else before - after
 
 
 def _period_text(period: Period, shift: int) -> str:

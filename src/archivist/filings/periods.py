@@ -12,6 +12,7 @@ from datetime import date
 
 __all__ = [
     "MONTHS", "fiscal_quarter", "fiscal_year_of", "iso_date", "parse_date", "parse_month_day",
+    "quarter_end",
 ]
 
 MONTHS = {name: number for number, names in enumerate((
@@ -89,3 +90,21 @@ def fiscal_quarter(day: date, year_end: tuple[int, int] | None) -> int | None:
     if months % 3:
         return None
     return 4 if months == 0 else months // 3
+
+
+def quarter_end(fiscal_year: int, quarter: int, year_end: tuple[int, int] | None) -> date:
+    """The last day of ``quarter`` (1-4) of ``fiscal_year``, for a year ending on ``year_end``.
+
+    A year end on a month's last day gives quarter ends on months' last days; a 52/53-week
+    year's quarters end within a week of the date given.
+    """
+    month, day = year_end or (12, 31)
+    if month == 1 and day <= 7:  # a 52/53-week year ending near December 31
+        month, day = 12, 31
+    back = month - 3 * (4 - quarter)
+    year = fiscal_year if back > 0 else fiscal_year - 1
+    back = back if back > 0 else back + 12
+    month_end = _year_end_in(year, (back, 31))
+    if day >= _year_end_in(fiscal_year, (month, 31)).day:  # the year ends on a month's end
+        return month_end
+    return month_end.replace(day=min(day, month_end.day))

@@ -4,7 +4,9 @@ Pure functions over the tables found in a document (``LoadedDocument.tables``). 
 statement is known by its title in the table's caption or section (``CONSOLIDATED
 STATEMENTS OF OPERATIONS``, ``BALANCE SHEETS``, ``STATEMENTS OF CASH FLOWS``); of several
 tables with one kind of title, the one with the most rows is the statement (the selected
-data of an annual report repeats a few of its lines). Its table has the columns
+data of an annual report repeats a few of its lines). A statement the page layout broke
+into pieces is joined again: a table right after it, on its last page or the next, with no
+title of a statement and as many number columns, continues it. Its table has the columns
 ``line_item``, ``section`` (when the statement has sections), one number column per
 period named by the period (``fy2017``, ``q2023_06_30``, ``d2023_06_30``) and ``page``:
 the page each row is printed on. Values stay as printed, in the statement's ``unit``.
@@ -117,12 +119,58 @@ def _row_page(label: str, table: DataTable, texts: dict[int, str]) -> int | None
     return first
 
 
+def _numbers(table: DataTable) -> list[int]:
+    """The indexes of a table's number columns (its ``section`` column left out)."""
+    return [i for i, (name, kind) in enumerate(zip(table.columns, table.kinds, strict=True))
+            if i and kind == "number" and name != "section"]
+
+
+def _continues(last_page: int | None, width: int, piece: DataTable) -> bool:
+    """Whether ``piece`` continues a statement ending on ``last_page``.
+
+    It does when it starts on that page or the next, has no statement title, as many
+    number columns (``width``), and no column naming a period other than by its year.
+    """
+    if last_page is None or piece.page_start is None or \
+            not 0 <= piece.page_start - last_page <= 1:
+        return False
+    numbers = _numbers(piece)
+    if statement_kind(piece.caption) is not None or len(numbers) != width:
+        return False
+    return all(_YEAR.search(piece.labels[i]) for i in numbers if piece.labels[i])
+
+
+def _joined(tables: list[DataTable], at: int) -> DataTable:
+    """The statement at ``tables[at]`` with the pieces that continue it appended."""
+    table = tables[at]
+    rows = [list(row) for row in table.rows]
+    numbers = _numbers(table)
+    page_end = table.page_end or table.page_start
+    for piece in tables[at + 1:]:
+        if not _continues(page_end, len(numbers), piece):
+            break
+        for row in piece.rows:
+            joined: list[Cell] = [row[0], *([None] * (len(table.columns) - 1))]
+            for mine, theirs in zip(numbers, _numbers(piece), strict=True):
+                joined[mine] = row[theirs]
+            rows.append(joined)
+        page_end = piece.page_end or piece.page_start
+    if len(rows) == len(table.rows):
+        return table
+    return DataTable(caption=table.caption, columns=table.columns, labels=table.labels,
+                     kinds=table.kinds, rows=rows, unit=table.unit, page_start=table.page_start,
+                     page_end=page_end, heading_path=list(table.heading_path), name=table.name)
+
+
 def statement_tables(loaded: LoadedDocument) -> list[DataTable]:
     """The document's statements found among its tables, each as a typed table."""
     best: dict[str, DataTable] = {}
-    for table in loaded.tables:
-        kind = statement_kind(" ".join([table.caption, *table.heading_path[-1:]]))
-        if kind is None or len(table.rows) < _MIN_ROWS:
+    for at, found in enumerate(loaded.tables):
+        kind = statement_kind(" ".join([found.caption, *found.heading_path[-1:]]))
+        if kind is None:
+            continue
+        table = _joined(loaded.tables, at)
+        if len(table.rows) < _MIN_ROWS:
             continue
         if kind not in best or len(table.rows) > len(best[kind].rows):
             best[kind] = table

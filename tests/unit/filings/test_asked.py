@@ -40,6 +40,8 @@ def test_a_standard_metric_named(question: str, formula: str, year: int | None) 
     ("By what percentage did Brindlewood's net income increase from FY2023 to FY2024?",
      "net income", 2024),
     ("What was the growth in net revenues for fiscal 2024?", "net revenues", 2024),
+    ("What was the year-over-year change in Brindlewood Traders' operating income in FY2024, "
+     "in percent?", "operating income", 2024),
 ])
 def test_a_growth_named(question: str, item: str, year: int) -> None:
     metric, _ = _asked(question)
@@ -77,3 +79,37 @@ def test_a_question_naming_no_metric() -> None:
 ])
 def test_the_rounding_and_unit_asked(instructions: list[str], expected: AnswerFormat) -> None:
     assert answer_format(instructions) == expected
+
+
+def test_a_percent_metric_defined_as_a_fraction_is_computed_in_percent() -> None:
+    margin, _ = _asked("What is Brindlewood's FY2024 operating margin? Operating margin is "
+                       "defined as operating income / net sales. Round to two decimals.")
+    assert margin is not None and margin.unit == "%"
+    assert margin.formula == "(operating income / net sales) * 100"
+    scaled, _ = _asked("What is Brindlewood's FY2024 tax rate? Tax rate is defined as income "
+                       "tax divided by income before income taxes x 100.")
+    assert scaled is not None and scaled.unit == "%" and not scaled.formula.startswith("(")
+    turnover, _ = _asked("What is Brindlewood's FY2024 asset turnover? Asset turnover is "
+                         "defined as revenue / total assets.")
+    assert turnover is not None and (turnover.unit, turnover.formula) == (
+        "", "revenue / total assets")
+
+
+@pytest.mark.parametrize(("question", "formula"), [
+    ("What is the FY2024 capital expenditure amount (in USD millions) for Brindlewood?",
+     "capex"),
+    ("What was Brindlewood's capex in fiscal 2024?", "capex"),
+    ("What is Brindlewood's FY2024 free cash flow?", "free_cash_flow"),
+    ("What is Brindlewood's effective tax rate for FY2024?", "effective_tax_rate"),
+    ("What was Brindlewood's FY2024 interest coverage ratio?", "interest_coverage"),
+    ("What was Brindlewood's return on shareholders' equity in FY2024?", "roe"),
+])
+def test_cash_tax_and_return_metrics_named(question: str, formula: str) -> None:
+    metric, _ = _asked(question)
+    assert metric is not None and (metric.formula, metric.year) == (formula, 2024)
+
+
+def test_an_amount_asked_as_a_share_of_another_is_not_the_amount() -> None:
+    metric, reason = _asked("What is Brindlewood's FY2024 capital expenditure as a percentage "
+                            "of revenue?")
+    assert metric is None and "ratio of the metric" in reason

@@ -113,3 +113,78 @@ def test_a_52_week_year_ending_in_the_first_days_of_january_is_the_calendar_year
     assert fiscal_year_of(date(2023, 8, 30), (1, 1)) == 2023
     assert fiscal_year_of(date(2023, 1, 1), (1, 1)) == 2022
     assert fiscal_quarter(date(2023, 7, 2), (1, 1)) == 2
+
+
+SUBSIDIARY_ON_TOP = """BRAMBLECOTE WIRELESS LLC
+A subsidiary of the registrant; Bramblecote Wireless LLC, Bramblecote Wireless LLC and
+Bramblecote Wireless LLC brands appear throughout this report.
+UNITED STATES SECURITIES AND EXCHANGE COMMISSION
+FORM 10-K
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended September 30, 2022
+Commission File Number 001-45678
+Harrowgate Communications Corporation
+Delaware
+(State or other jurisdiction of incorporation)
+(Exact name of registrant as specified in its charter)
+"""
+
+COMBINED = """FORM 10-K
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2022
+Commission File Number 1-1111
+Pellingham Energy Holdings, Inc.
+(Exact name of registrant as specified in its charter)
+Commission File Number 1-2222
+Pellingham Electric Company
+(Exact name of registrant as specified in its charter)
+"""
+
+RELEASE_CITING_A_10Q = """Fennimore Robotics reports third quarter 2023 results
+AUSTIN, Texas, Nov. 2, 2023 -- Fennimore Robotics, Inc. (NASDAQ: FNRB) today reported
+revenue of $412 million for the quarter ended September 30, 2023. Its Quillstar Systems, Inc.
+unit grew; Quillstar Systems, Inc. and Quillstar Systems, Inc. products sold well. Details
+are in the Company's Quarterly Report on
+Form 10-Q for the quarter ended September 30, 2023, to be filed with the SEC.
+"""
+
+EIGHT_K_WITH_RESULTS = """FORM 8-K
+CURRENT REPORT
+Pursuant to Section 13 or 15(d) of the Securities Exchange Act of 1934
+Date of Report (Date of earliest event reported): February 8, 2023
+Wexcombe Foods Corporation
+(Exact name of registrant as specified in its charter)
+Item 2.02 Results of Operations and Financial Condition.
+On February 8, 2023, the Company issued a press release on its results of operations.
+Exhibit 99.1
+Wexcombe Foods Reports Fourth Quarter and Fiscal Year
+2022 Results
+"""
+
+
+def test_the_registrant_line_wins_over_a_name_printed_above_the_cover() -> None:
+    info = filing_info(SUBSIDIARY_ON_TOP)
+    assert info is not None
+    assert (info.company, info.form, info.fiscal_year) == (
+        "Harrowgate Communications Corporation", "10-K", 2022)
+
+
+def test_a_combined_filing_is_filed_by_its_first_registrant() -> None:
+    info = filing_info(COMBINED)
+    assert info is not None and info.company == "Pellingham Energy Holdings, Inc."
+
+
+def test_a_release_is_issued_by_the_company_in_its_dateline_and_cites_its_10q() -> None:
+    info = filing_info(RELEASE_CITING_A_10Q)
+    assert info is not None
+    assert (info.form, info.company, info.ticker) == ("earnings release",
+                                                      "Fennimore Robotics, Inc.", "FNRB")
+    assert (info.fiscal_year, info.fiscal_quarter, info.period) == (2023, 3, "2023-09-30")
+
+
+def test_an_8k_furnishing_results_is_dated_by_its_event_and_placed_by_its_results() -> None:
+    info = filing_info(EIGHT_K_WITH_RESULTS)
+    assert info is not None
+    assert (info.form, info.company, info.period) == ("8-K", "Wexcombe Foods Corporation",
+                                                      "2023-02-08")
+    assert (info.fiscal_year, info.fiscal_quarter) == (2022, 4)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from archivist.filings.formula import FormulaError, definition_in, parse_formula
 from archivist.filings.metrics import StatementFigures, compute, growth
+from archivist.filings.periods import quarter_end
 from archivist.index.table_store import TableStore
 from archivist.storage.database import Database
 from archivist.types import DataTable
@@ -121,3 +123,74 @@ def test_a_quarter_is_named_by_its_column(tmp_path: Path) -> None:
     assert compute("operating_margin", figures, 2023).error == (
         "the income statement has no column for fiscal 2023")
     database.close()
+
+
+def test_a_formula_written_in_words_and_naming_its_statement() -> None:
+    cases = {
+        "total current assets minus total current liabilities": (
+            "t0 - t1", ["total_current_assets", "total_current_liabilities"]),
+        "operating income plus depreciation and amortization from the cash flow statement": (
+            "t0 + t1", ["operating_income", "depreciation_amortization"]),
+        "operating income divided by interest expense": (
+            "t0 / t1", ["operating_income", "interest_expense"]),
+        "total liabilities / total stockholders\u2019 equity": (
+            "t0 / t1", ["total_liabilities", "total_equity"]),
+        "provision for income taxes / income before income taxes times 100": (
+            "t0 / t1 * 100", ["income_tax", "pretax_income"]),
+        "long-term debt / total shareholders' equity": (
+            "t0 / t1", ["long_term_debt", "total_equity"]),
+        "dividends paid divided by net income": ("t0 / t1", ["dividends_paid", "net_income"]),
+        "net cash used in operating activities / revenues": (
+            "t0 / t1", ["operating_cash_flow", "revenue"]),
+    }
+    for text, (expression, concepts) in cases.items():
+        parsed = parse_formula(text)
+        assert parsed.expression == expression, text
+        assert [t.concept.name for t in parsed.terms] == concepts, text
+
+
+def _store(tmp_path: Path, name: str, tables: list[DataTable]) -> StatementFigures:
+    database = Database(f"sqlite:///{tmp_path / (name + '.sqlite')}")
+    store = TableStore(database)
+    store.add("default", name, tables)
+    figures = StatementFigures.of_document(store, "default", name)
+    database.close()
+    return figures
+
+
+def test_income_tax_is_an_expense_and_a_benefit_stays_negative(tmp_path: Path) -> None:
+    benefit = _store(tmp_path, "benefit", [_statement("income_statement", ["fy2023"], [
+        ["Revenues", 9000], ["Cost of revenues", 6000], ["Operating income", 700],
+        ["Interest expense", -190], ["Income before income taxes", 510],
+        ["Provision for (benefit from) income taxes", -60], ["Net income", 570]], 40)])
+    rate = compute("effective_tax_rate", benefit, 2023)
+    assert (rate.worked, rate.rounded) == ("-60 ÷ 510 × 100", -11.76)
+    assert compute("interest_coverage", benefit, 2023).rounded == 3.68  # 700 / 190
+    expense = _store(tmp_path, "expense", [_statement("income_statement", ["fy2023"], [
+        ["Net sales", 4000], ["Cost of sales", -3200], ["Operating income", 410],
+        ["Income before income taxes", 350], ["Income tax expense", -70],
+        ["Net income", 280], ["Net income attributable to Quillon plc", 276]], 8)])
+    assert compute("effective_tax_rate", expense, 2023).worked == "70 ÷ 350 × 100"
+
+
+def test_capital_expenditure_and_free_cash_flow(tmp_path: Path) -> None:
+    cash = _store(tmp_path, "cash", [_statement("cash_flow_statement", ["fy2023", "fy2022"], [
+        ["Net cash used in operating activities", -420, 130],
+        ["Purchases of property and equipment", -95, -80]], 12)])
+    assert compute("capex", cash, 2023).rounded == 95
+    flow = compute("free_cash_flow", cash, 2023)
+    assert (flow.worked, flow.rounded) == ("-420 - 95", -515)
+
+
+def test_the_column_of_a_quarter_the_question_names(tmp_path: Path) -> None:
+    figures = _store(tmp_path, "release", [_statement(
+        "income_statement", ["q2022_06_30", "q2023_06_30", "fy2022", "fy2023"], [
+            ["Net sales", 3900, 3700, 14500, 14700], ["Cost of sales", -3100, -2950,
+                                                      -11700, -11950]], 8)])
+    assert quarter_end(2023, 4, (6, 30)) == date(2023, 6, 30)
+    assert quarter_end(2023, 1, (6, 30)) == date(2022, 9, 30)
+    assert quarter_end(2023, 2, (1, 28)) == date(2022, 7, 28)  # a 52-week year: within a week
+    column = figures.quarter_column(quarter_end(2023, 4, (6, 30)))
+    assert column == "q2023_06_30"
+    assert compute("gross_margin", figures, column).rounded == 20.27  # 750 / 3,700
+    assert figures.quarter_column(quarter_end(2023, 3, (6, 30))) is None

@@ -24,12 +24,13 @@ from archivist.agent.tools import scoped_documents
 from archivist.filings.asked import AskedMetric, asked_metric
 from archivist.filings.metrics import (
     MetricResult,
+    Period,
     StatementFigures,
     compute,
     growth,
     round_half_up,
 )
-from archivist.filings.periods import MONTHS
+from archivist.filings.periods import MONTHS, quarter_end
 from archivist.filings.scope import named_quarters
 from archivist.filings.statements import STATEMENTS
 from archivist.index.retriever import DocumentSource, Retriever, TableSource
@@ -111,9 +112,12 @@ class MetricPath:
             statements = self._statements(tables)
         except SqlError as exc:
             return _fallback(f"the statements could not be read: {exc}", index)
+        period, reason = _period(question, year, record, statements)
+        if period is None:
+            return _fallback(reason, index)
         wanted = answer_format([*instructions, question])
         decimals = wanted.decimals if wanted.decimals is not None else DEFAULT_DECIMALS
-        result = _computed(metric, statements, year, decimals)
+        result = _computed(metric, statements, period, decimals)
         for figure in result.inputs:
             if figure.sql:
                 emit_step(StepKind.SQL, figure.sql, sub_question=index, figure=figure.line_item)
@@ -123,7 +127,7 @@ class MetricPath:
         emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
                   sub_question=index, document=record.name)
         items, places = self._evidence(result, statements, record, index)
-        text = answer_text(result, shown, record, year, statements.unit(), places)
+        text = answer_text(result, shown, record, period, statements.unit(), places)
         return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
 
     def _filing(self, question: str, year: int | None
@@ -183,6 +187,13 @@ class MetricPath:
         return list(items.values()), places
 
 
+def parse_month_day_text(text: str | None) -> tuple[int, int] | None:
+    """``(12, 31)`` from a catalog's fiscal year end ``12-31``, or ``None``."""
+    parts = (text or "").split("-")
+    return (int(parts[0]), int(parts[1])) if len(parts) == 2 and all(
+        p.isdigit() for p in parts) else None
+
+
 def _in(unit: str) -> str:
     return f" ({unit})" if unit else ""
 
@@ -193,7 +204,23 @@ def _fallback(reason: str, index: int) -> dict[str, Any]:
     return {"metric_answered": False}
 
 
-def _computed(metric: AskedMetric, statements: StatementFigures, year: int,
+def _period(question: str, year: int, record: DocumentRecord, statements: StatementFigures
+            ) -> tuple[Period | None, str]:
+    """The fiscal year asked, or the three-month column of the one quarter it names."""
+    quarters = named_quarters(question)
+    if not quarters:
+        return year, ""
+    if len(quarters) > 1:
+        return None, "the question names more than one quarter"
+    (quarter,) = quarters
+    end = quarter_end(year, quarter, parse_month_day_text(record.fiscal_year_end))
+    column = statements.quarter_column(end)
+    if column is None:
+        return None, f"the statements have no column for Q{quarter} of fiscal {year}"
+    return column, ""
+
+
+def _computed(metric: AskedMetric, statements: StatementFigures, year: Period,
               decimals: int) -> MetricResult:
     if metric.growth_of:
         return growth(metric.growth_of, statements, year, decimals)
@@ -201,7 +228,7 @@ def _computed(metric: AskedMetric, statements: StatementFigures, year: int,
                    unit=metric.unit)
 
 
-def answer_text(result: MetricResult, shown: str, record: DocumentRecord, year: int,
+def answer_text(result: MetricResult, shown: str, record: DocumentRecord, year: Period,
                 unit: str, places: list[str]) -> str:
     """The formula, the formula with the figures put in, the result; each figure cited.
 
@@ -215,6 +242,7 @@ def answer_text(result: MetricResult, shown: str, record: DocumentRecord, year: 
         for f, where in zip(result.inputs, places, strict=True))
     name = result.metric[:1].upper() + result.metric[1:]
     scale = f" (in {unit})" if unit else ""
-    return (f"{name}{company} for fiscal {year}, computed from the {form}statements:\n"
+    when = f"fiscal {year}" if isinstance(year, int) else f"the {period_label(year)}"
+    return (f"{name}{company} for {when}, computed from the {form}statements:\n"
             f"{result.metric} = {result.formula}\n= {result.worked}\n= {shown}\n"
             f"Figures{scale}: {figures}.")

@@ -1,0 +1,52 @@
+"""A statement the page layout broke into pieces is read whole, from made-up tables."""
+
+from __future__ import annotations
+
+from archivist.filings.statements import statement_tables
+from archivist.types import Cell, DataTable, LoadedDocument, PageSpan
+
+
+def _table(caption: str, labels: list[str], rows: list[list[Cell]], page: int,
+           unit: str = "") -> DataTable:
+    columns = ["item", *(f"col{i}" for i in range(1, len(labels)))]
+    return DataTable(caption=caption, columns=columns, labels=labels,
+                     kinds=["text", *["number"] * (len(labels) - 1)], rows=rows, unit=unit,
+                     page_start=page, page_end=page)
+
+
+ASSETS = _table("HALVERSTON MILLS, INC. CONSOLIDATED BALANCE SHEETS (in thousands) As of "
+                "December 31,", ["", "2024", "2023"], [
+                    ["Cash and cash equivalents", 410, 380], ["Total current assets", 1900, 1700],
+                    ["Total assets", 5200, 4800], ["Accounts payable", 300, 280],
+                    ["Total current liabilities", 900, 850], ["Total liabilities", 3100, 2950]],
+                27, "thousands")
+EQUITY = _table("issued and outstanding at December 31, 2024 and 2023", ["", "", ""], [
+    ["Retained earnings", 1500, 1300], ["Total stockholders\u2019 equity", 2100, 1850],
+    ["Total liabilities and stockholders\u2019 equity", 5200, 4800]], 27)
+NOTE = _table("Property consisted of the following:", ["", "2024", "2023", "Useful life"], [
+    ["Land", 40, 40, 0], ["Buildings", 400, 380, 30]], 28)
+
+
+def _loaded(tables: list[DataTable]) -> LoadedDocument:
+    text = "Halverston Mills balance sheet\n"
+    return LoadedDocument("1.pdf", text, [PageSpan(0, len(text), 27)], 30, tables=tables)
+
+
+def test_an_untitled_table_right_after_a_statement_continues_it() -> None:
+    (balance,) = statement_tables(_loaded([ASSETS, EQUITY, NOTE]))
+    assert balance.name == "balance_sheet"
+    assert balance.columns == ["line_item", "fy2024", "fy2023", "page"]
+    items = [row[0] for row in balance.rows]
+    assert items[-3:] == ["Retained earnings", "Total stockholders\u2019 equity",
+                          "Total liabilities and stockholders\u2019 equity"]
+    assert balance.rows[-2][1:] == [2100, 1850, 27]
+    assert "Land" not in items  # a table of another width is no part of it
+
+
+def test_a_titled_or_distant_table_is_no_continuation() -> None:
+    titled = _table("CONSOLIDATED STATEMENTS OF CASH FLOWS", ["", "2024", "2023"],
+                    [["Net income", 90, 80]], 27)
+    later = _table("", ["", "", ""], [["Retained earnings", 1500, 1300]], 29)
+    for after in (titled, later):
+        (balance, *_) = statement_tables(_loaded([ASSETS, after]))
+        assert [row[0] for row in balance.rows][-1] == "Total liabilities"
