@@ -35,9 +35,10 @@ class Budgets:
     document_read_tokens: int = 0
     #: tokens of section summaries the whole-document answer is written from (0: all)
     document_answer_tokens: int = 12000
-    #: reply cap of the analysis call: an analysis is under 260 tokens with every field
-    #: filled, so a model looping inside the JSON stops there
-    analysis_tokens: int | None = None
+    #: reply cap of the analysis call, every profile: an analysis with every field filled
+    #: (three long sub-questions) is ~1,100 characters, ~310 tokens; a model looping inside
+    #: the JSON stops there, and the fields it finished are used
+    analysis_tokens: int = 400
     #: reply cap of a writing call: a model repeating a sentence stops there
     answer_tokens: int | None = None
 
