@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 
 #: The answer steps every profile runs (``answer/steps.py``): tags and repeats out, then
-#: citations mended, which changes where a sentence points, never what it says.
-CAPABLE_STEPS = ("without_markup", "without_repeats", "recite_unsupported", "prune_citations")
-#: A small model's: also an answer of citations alone quoted, and an uncited sentence
-#: given the unit that supports it.
+#: citations mended (an uncited sentence given the unit that supports it, a wrong number
+#: put right), which changes where a sentence points, never what it says.
+CAPABLE_STEPS = ("without_markup", "without_repeats", "attribute_uncited", "recite_unsupported",
+                 "prune_citations")
+#: A small model's: also an answer of citations alone quoted.
 SMALL_STEPS = ("without_markup", "quote_pointed", "without_repeats", "attribute_uncited",
                "recite_unsupported", "prune_citations")
 
