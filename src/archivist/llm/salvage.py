@@ -81,7 +81,7 @@ def reply_fields(raw: Any, schema: type[BaseModel]) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for name, value in fields.items():
         field = schema.model_fields.get(name)
-        if field is None:
+        if field is None or field.annotation is None:
             continue
         try:
             kept[name] = TypeAdapter(field.annotation).validate_python(value)
