@@ -137,8 +137,9 @@ class ConversationNodes:
         On a small model a fresh question whose text settles its depth is planned in code
         with no LLM call (``question/depth.py``). Otherwise the analysis call decides, its
         output reviewed by code on a small model (``question/analysis.py``); output that
-        cannot be parsed (after one retry showing the error) degrades to: clear, unsplit,
-        answered from the documents.
+        cannot be parsed (after one retry showing the error; none after a reply cut at its
+        cap) keeps its finished route and sub-questions, never asks back, and without
+        them degrades to: clear, unsplit, answered from the documents.
         """
         parsed = parse_question(state.question)
         question = parsed.question  # instructions go to the writer, not to the search
@@ -180,7 +181,7 @@ class ConversationNodes:
                 "depth": depth.value, "parsed": parsed.to_dict()}
 
     def _analysis(self, state: AgentState, asked: Asked) -> QuestionAnalysis:
-        """The analysis call's output (degraded when it cannot be parsed)."""
+        """The analysis call's output: salvaged, or degraded, when it cannot be parsed."""
         system = prompts.ANALYZE_SYSTEM + (prompts.ROUTE_WEB if self.web_enabled else "")
         system += "" if asked.may_ask else prompts.FORCE_CLEAR
         user = prompts.ANALYZE_USER.format(
@@ -191,7 +192,7 @@ class ConversationNodes:
         messages = [SystemMessage(system), HumanMessage(user)]
         parsed = invoke_structured(self.analyzer, messages, QuestionAnalysis, "analysis",
                                    "question used as is: clear, unsplit, documents",
-                                   report=report_step)
+                                   report=report_step, salvage=QuestionAnalysis.salvaged)
         return parsed if parsed is not None else QuestionAnalysis.degraded(asked.question)
 
     def route(self, state: AgentState) -> str | list[Send]:

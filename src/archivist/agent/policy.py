@@ -20,10 +20,11 @@ from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 ANSWER_STEPS = ("without_markup", "quote_pointed", "without_repeats", "attribute_uncited",
                 "recite_unsupported", "prune_citations", "verify")
 #: The answer steps every profile runs (``answer/steps.py``): tags and repeats out, then
-#: citations mended, which changes where a sentence points, never what it says.
-CAPABLE_STEPS = ("without_markup", "without_repeats", "recite_unsupported", "prune_citations")
-#: A small model's: also an answer of citations alone quoted, and an uncited sentence
-#: given the unit that supports it.
+#: citations mended (an uncited sentence given the unit that supports it, a wrong number
+#: put right), which changes where a sentence points, never what it says.
+CAPABLE_STEPS = ("without_markup", "without_repeats", "attribute_uncited", "recite_unsupported",
+                 "prune_citations")
+#: A small model's: also an answer of citations alone quoted.
 SMALL_STEPS = ("without_markup", "quote_pointed", "without_repeats", "attribute_uncited",
                "recite_unsupported", "prune_citations")
 
@@ -41,9 +42,10 @@ class Budgets:
     document_read_tokens: int = 0
     #: tokens of section summaries the whole-document answer is written from (0: all)
     document_answer_tokens: int = 12000
-    #: reply cap of the analysis call: an analysis is under 260 tokens with every field
-    #: filled, so a model looping inside the JSON stops there
-    analysis_tokens: int | None = None
+    #: reply cap of the analysis call, every profile: an analysis with every field filled
+    #: (three long sub-questions) is ~1,100 characters, ~310 tokens; a model looping inside
+    #: the JSON stops there, and the fields it finished are used
+    analysis_tokens: int = 400
     #: reply cap of a writing call: a model repeating a sentence stops there
     answer_tokens: int | None = None
 

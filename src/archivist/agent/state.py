@@ -141,6 +141,22 @@ class QuestionAnalysis(BaseModel):
         """What an unparseable analysis becomes: clear, unsplit, from the documents."""
         return cls(route="documents", is_clear=True, sub_questions=[question])
 
+    @classmethod
+    def salvaged(cls, fields: dict[str, Any]) -> QuestionAnalysis | None:
+        """What an analysis that did not parse becomes from its finished ``fields``.
+
+        Its route (``direct`` only with its reply finished) and its sub-questions when the
+        list was finished; never an ask-back. ``None`` when it finished neither.
+        """
+        if "route" not in fields and "sub_questions" not in fields:
+            return None
+        route = fields.get("route", "documents")
+        reply = str(fields.get("direct_reply") or "")
+        if route == "direct" and not reply.strip():
+            route = "documents"
+        return cls(route=route, direct_reply=reply if route == "direct" else "", is_clear=True,
+                   sub_questions=list(fields.get("sub_questions") or []))
+
 
 class RelevanceGrades(BaseModel):
     """Structured output of grading: which retrieved passages bear on the question."""

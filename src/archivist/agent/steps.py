@@ -36,6 +36,7 @@ class StepKind(StrEnum):
     SUB_QUESTIONS = "sub_questions"
     ANALYSIS_RETRY = "analysis_retry"
     ANALYSIS_FALLBACK = "analysis_fallback"
+    ANALYSIS_SALVAGED = "analysis_salvaged"  # the finished fields of an analysis cut short
     # the evidence
     SEARCH = "search"
     READ_PARENT = "read_parent"

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 
-_YEAR = r"(?:19|20)\d{2}"
-_VERSUS = re.compile(rf"\b{_YEAR}\s*(?:vs\.?|versus|to|-|–)\s*{_YEAR}\b", re.IGNORECASE)
-_HEADER = re.compile(rf"^(?P<lead>[^\d]*?)(?P<years>(?:\b{_YEAR}\b[\s,]*){{2,}})$")
+from archivist.agent.text import PERIOD_YEAR
+
+_VERSUS = re.compile(rf"\b{PERIOD_YEAR}\s*(?:vs\.?|versus|to|-|–)\s*{PERIOD_YEAR}\b", re.IGNORECASE)
+_HEADER = re.compile(rf"^(?P<lead>[^\d]*?)(?P<years>(?:\b{PERIOD_YEAR}\b[\s,]*){{2,}})$")
 _VALUE = re.compile(r"^\(?[-−–]?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[-—–]$")
 _FOOTNOTE = re.compile(r"^\(\d\)$")
 
@@ -29,7 +30,7 @@ def _header_years(line: str) -> list[str]:
     match = _HEADER.match(text)
     if not match or len(match.group("lead")) > 80:
         return []
-    return re.findall(_YEAR, match.group("years"))
+    return re.findall(PERIOD_YEAR, match.group("years"))
 
 
 def _values(tokens: list[str]) -> list[str]:
@@ -71,7 +72,7 @@ def label_year_columns(text: str) -> str:
 
     Rows need at least as many values as the header has years; other lines are unchanged.
     """
-    if not re.search(rf"{_YEAR}\D+{_YEAR}", text):
+    if not re.search(rf"{PERIOD_YEAR}\D+{PERIOD_YEAR}", text):
         return text
     years: list[str] = []
     out: list[str] = []

@@ -13,6 +13,9 @@ from archivist.stopwords import content_words
 
 #: A year as documents write them: 1000 to 2099, not inside a longer number.
 YEAR = re.compile(r"(?<![\d,.])(1\d\d\d|20\d\d)(?!\d|,\d)")
+#: A reporting period's year, as a table's column headers name it: 1900 to 2099 (a bare
+#: 1500 in a table is a figure). A pattern to build a header's regex from.
+PERIOD_YEAR = r"(?:19|20)\d{2}"
 #: A unit citation: ``[2]``, ``[1, 3]``, ``[2-4]``.
 CITATION = re.compile(r"\[(\d{1,3}(?:\s*(?:[,;]|[-–])\s*\d{1,3})*)\]")
 #: A title's qualifier: "Springfield, Oregon" and "Echo (album)" are titled "Springfield", "Echo".

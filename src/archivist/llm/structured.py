@@ -4,7 +4,8 @@
 ``with_structured_output(schema, include_raw=True)`` for a ``native`` profile, or
 :func:`prompted_json` (the schema described in the prompt, the reply's first JSON object
 parsed) for a ``prompted`` one. :func:`invoke_structured` asks once, and once more with the
-parse error shown to the model, then returns ``None`` so that the caller degrades.
+parse error shown to the model (not after a reply cut at its cap), then returns what the
+caller salvages from the finished fields, or ``None`` so that the caller degrades.
 ``max_tokens`` caps the reply at what the schema's output needs (:func:`reply_capped`): a
 small model that loops inside the JSON then stops there, not at its whole reply cap.
 """
@@ -22,6 +23,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
+from archivist.llm.salvage import reply_fields
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -143,21 +145,34 @@ def _silent(_kind: str, _detail: str) -> None:
 def invoke_structured(
     runnable: Runnable[Any, Any], messages: list[BaseMessage], schema: type[M], what: str,
     fallback: str = "", *, report: Report = _silent,
+    salvage: Callable[[dict[str, Any]], M | None] | None = None,
 ) -> M | None:
     """Ask for ``schema``; on a parse failure retry once showing the error, then ``None``.
 
-    Each failure is reported: ``{what}_retry`` with the error, then ``{what}_fallback``
-    with the error and ``fallback`` (what the caller does instead).
+    A reply cut at its token cap is not asked again: the same prompt under the same cap
+    runs into it again. With ``salvage``, the last failed reply's finished, valid fields
+    (:func:`~archivist.llm.salvage.reply_fields`) are handed to it, and what it makes of
+    them is returned (reported as ``{what}_salvaged``, with the fields kept). Each failure
+    is reported: ``{what}_retry`` with the error, then ``{what}_fallback`` with the error
+    and ``fallback`` (what the caller does instead).
     """
     attempt_messages = list(messages)
     for attempt in range(2):
-        parsed, error = unpack(runnable.invoke(attempt_messages), schema)
+        result = runnable.invoke(attempt_messages)
+        parsed, error = unpack(result, schema)
         if parsed is not None:
             return parsed
         log.warning("%s: unparseable structured output (attempt %d): %s", what, attempt + 1, error)
-        if attempt == 0:
+        raw = result.get("raw") if isinstance(result, dict) else None
+        if attempt == 0 and not cut_at_cap(raw):
             report(f"{what}_retry", error)
             attempt_messages = [*messages, HumanMessage(STRUCTURED_RETRY.format(error=error))]
-        else:
-            report(f"{what}_fallback", f"{error}; {fallback}" if fallback else error)
+            continue
+        fields = reply_fields(raw, schema) if salvage is not None and raw is not None else {}
+        rescued = salvage(fields) if salvage is not None and fields else None
+        if rescued is not None:
+            report(f"{what}_salvaged", f"{error}; kept {', '.join(fields)}")
+            return rescued
+        report(f"{what}_fallback", f"{error}; {fallback}" if fallback else error)
+        break
     return None

@@ -180,3 +180,18 @@ def test_a_subject_named_only_by_the_section_read_counts() -> None:
     assert decide(draft, STRICTNESS["balanced"]).outcome == "abstain"
     draft.passages = [section]
     assert decide(draft, STRICTNESS["balanced"]).outcome == "answer"
+
+
+def test_every_profile_cites_a_sentence_its_writer_left_uncited() -> None:
+    # a mid-size model behind a server of unknown size gets the capable profile, and may
+    # state a unit's fact without the [n] it was asked for
+    from archivist.agent.policy import CAPABLE, SMALL
+
+    units = [_unit("The Osk ferry leaves at nine from the north pier."),
+             _unit("Tickets for the Osk ferry cost five marks.")]
+    for policy in (CAPABLE, SMALL):
+        draft = run_steps(_draft("When does the Osk ferry leave?",
+                                 "The Osk ferry leaves at nine from the north pier.", units),
+                          policy.answer_steps, Tools(Checker(None)))
+        assert draft.text.endswith("north pier [1]."), (policy.name, draft.text)
+        assert decide(draft, STRICTNESS["balanced"]).outcome == "answer", policy.name

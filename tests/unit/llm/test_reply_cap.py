@@ -61,16 +61,28 @@ def test_a_small_models_follow_up_analysis_is_capped_by_the_policy() -> None:
     # a full analysis (every field, three long sub-questions) is ~1,080 characters of JSON
     assert SMALL.budgets.analysis_tokens * 3.5 > 1080
 
+
+
+def test_every_profiles_analysis_is_capped_at_what_a_full_analysis_needs() -> None:
+    # a small model forced to the capable profile loops inside the JSON just the same
+    reply = QuestionAnalysis(sub_questions=["What was Netflix's operating margin in 2016?"])
     capable = StandIn(reply.model_dump_json())
-    _analyse(capable, CAPABLE)
-    assert capable.requests[0]["max_tokens"] == DEFAULT_REPLY_TOKENS  # the model's own cap
+    assert _analyse(capable, CAPABLE) == reply
+    cap = capable.requests[0]["max_tokens"]
+    assert cap == CAPABLE.budgets.analysis_tokens and cap < DEFAULT_REPLY_TOKENS
+    full = QuestionAnalysis(route="direct", direct_reply="Hello! " * 12, is_clear=False,
+                            clarification_question="Which of the two reports do you mean?",
+                            sub_questions=["What was the operating margin of the company "
+                                           f"in fiscal {y}, as stated in its annual report?"
+                                           for y in (2015, 2016, 2017)])
+    assert cap * 3.5 > len(full.model_dump_json(indent=1))
 
 
-def test_an_analysis_cut_at_the_cap_degrades_to_the_question_as_asked() -> None:
+def test_an_analysis_cut_at_the_cap_keeps_its_route_and_is_not_asked_again() -> None:
     looping = '{"route": "documents", "sub_questions": ["' + "margin, " * 400
     stand_in = StandIn(looping, finish="length")
-    assert _analyse(stand_in, SMALL) == QuestionAnalysis.degraded("And in 2016?")
-    assert [r["max_tokens"] for r in stand_in.requests] == [SMALL.budgets.analysis_tokens] * 2
+    assert _analyse(stand_in, SMALL) == QuestionAnalysis(route="documents", sub_questions=[])
+    assert [r["max_tokens"] for r in stand_in.requests] == [SMALL.budgets.analysis_tokens]
 
 
 class OllamaLike(ScriptedChatModel):

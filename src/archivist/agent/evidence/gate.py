@@ -23,14 +23,13 @@ from archivist.agent.checks.claims import strip_citations
 from archivist.agent.question.analysis import subject_terms, word_kept
 from archivist.agent.question.subjects import mentions, offered_subjects, own_words
 from archivist.agent.state import Evidence
-from archivist.agent.text import named
+from archivist.agent.text import named, title
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words
 
 _TOKENS = re.compile(r"[a-z0-9+#]+")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
 _ASKED = re.compile(r"[A-Za-z0-9][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
-_QUALIFIER = re.compile(r"\s*(?:\(.*\)|,.*)$")  # "Harwick, South Dorran", "Morning (album)"
 BRIDGE_NAMES = 6
 #: Names a hop after an answer takes from it: an answer states few, and each may be the
 #: bridge ("films such as Iron Meadow, Quiet Harbour ...")
@@ -228,10 +227,7 @@ def names_section(query: str, item: Evidence) -> bool:
     along ("Pale Rider Sessions"), and dropped it (a 1.5B run). Its title, without a
     qualifier ("Harwick" of "Harwick, South Dorran"), is what the hop asked for.
     """
-    headings = item.get("heading_path") or []
-    if not headings:
-        return False
-    title = _QUALIFIER.sub("", " ".join(headings[-1].split()))
-    words = {w for w in _TOKENS.findall(title.lower()) if w not in STOP_WORDS}
+    heading = title(item.get("heading_path"))
+    words = {w for w in _TOKENS.findall(heading.lower()) if w not in STOP_WORDS}
     named = {w for name in _NAME.findall(query) for w in _TOKENS.findall(name.lower())}
     return bool(words) and words <= named

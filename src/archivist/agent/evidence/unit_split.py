@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from archivist.agent.text import PERIOD_YEAR
+
 _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "fig", "no", "p", "pp", "cf", "mr", "mrs", "dr",
                   "st", "inc", "ltd", "co", "jr", "sr", "u.s", "approx", "al", "ca")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9`*])")
@@ -17,7 +19,7 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _FIGURE = re.compile(r"^\(?[-−–]?\$?\d[\d,]*(?:\.\d+)?\)?%?$")
-_YEARS_HEADER = re.compile(r"^[^\d]{0,80}?((?:19|20)\d{2}\b[\s,|]*){2,}.{0,40}$")
+_YEARS_HEADER = re.compile(rf"^[^\d]{{0,80}}?({PERIOD_YEAR}\b[\s,|]*){{2,}}.{{0,40}}$")
 
 
 def split_sentences(paragraph: str) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 from archivist.agent.question.analysis import asks_to_judge, subject_terms
 from archivist.agent.question.instructions import split_instructions
 from archivist.agent.question.subjects import offered_subjects
+from archivist.agent.text import YEAR as STATED_YEAR
 from archivist.agent.text import years
 
 #: "when" asks for a time only opening or closing a question: "What happens when the
@@ -24,7 +25,6 @@ _ASKS_TIME = re.compile(r"^\W*when\b|\bwhen\W*$|\bwhat\s+(?:date|day|month|time)
 _ASKS_NUMBER = re.compile(
     r"\bhow\s+(?:many|much|long|old|far|big|large)\b|\bwhat\s+(?:percentage|percent|share"
     r"|fraction|proportion|number|amount)\b|\b(?:ratio|margin|rate|growth)\b", re.IGNORECASE)
-_STATES_YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
 _STATES_TIME = re.compile(
     r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes"
     r"|thurs|fri|satur|sun)day\b|\b(?:morning|noon|afternoon|evening|night|midnight|spring"
@@ -64,7 +64,7 @@ class ParsedQuestion:
     def states_what_is_asked(self, sentence: str) -> bool:
         """Whether ``sentence`` states the kind of thing asked: a year, a time, a number."""
         if self.kind == YEAR:
-            return bool(_STATES_YEAR.search(sentence))
+            return bool(STATED_YEAR.search(sentence))
         if self.kind == TIME:
             return bool(_STATES_TIME.search(sentence))
         if self.kind == NUMBER:

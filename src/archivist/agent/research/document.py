@@ -57,10 +57,10 @@ MAX_HEADINGS = 80
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _NOT_PROSE = re.compile(r"^\s*(?:#|\||[-*]\s*$|\d+\s*$)")
 FIGURES_CHARS = 220
-#: a figure as a sentence states it: "$8,412", "61.5", "4%", "$512" (not a bare "440")
+#: a figure as a sentence states it: "$8,412", "61.5", "4%", "$512" (not a bare "440" or
+#: a year: each form has a comma group, a point, a per cent sign or a dollar sign)
 _STATED = re.compile(r"(?<![\w.])\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])\$?\d+\.\d+%?"
                      r"|(?<![\w.])\$?\d+ ?%|(?<![\w.])\$\d+")
-_YEAR_ONLY = re.compile(r"(?:19|20)\d{2}")
 
 
 def _paths(parent: Parent) -> list[list[str]]:
@@ -121,7 +121,7 @@ def key_figures(text: str, limit: int = FIGURES_CHARS) -> str:
     """
     scored = []
     for position, (kind, unit, _) in enumerate(split_units(text)):
-        figures = [f for f in _STATED.findall(unit) if not _YEAR_ONLY.fullmatch(f)]
+        figures = _STATED.findall(unit)
         if figures and kind != "code":
             scored.append((kind != "row", len(figures), -position,
                            " ".join(unit.replace("*", "").split())))

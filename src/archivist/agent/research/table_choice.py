@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from archivist.agent.state import Evidence
+from archivist.agent.text import YEAR
 from archivist.index.table_store import StoredTable
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words, singular
 
@@ -29,7 +30,6 @@ _COMPUTE = re.compile(
     r"more|less|average|mean|median|ratio|percent\w*|share|margin|count|number of)\b",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"(?:19|20)\d{2}")
 _COUNT = re.compile(r"\b(?:how (?:many|much)|number of)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9']*|[^\sA-Za-z-]")  # a hyphen joins words
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -100,7 +100,7 @@ def relevant_tables(question: str, tables: list[StoredTable], evidence: list[Evi
     sheet shares "Brightwave", "total" and "December 31" with "How many total staff did
     Brightwave count on December 31?" and counts no one.
     """
-    wanted = {w for w in content_words(question) if not _YEAR.fullmatch(w)}  # every table
+    wanted = {w for w in content_words(question) if not YEAR.fullmatch(w)}  # every table
     counted = counted_things(question)
     scored = []
     for position, table in enumerate(tables):
@@ -126,12 +126,12 @@ def names_a_year(question: str, table: StoredTable, cells: Sequence[Any] = ()) -
     Its name, caption, headings, columns and cells count: a 10-K's statements have a
     column per year (``y2017``), a press release's a "2023" in a column label.
     """
-    years = set(_YEAR.findall(question))
+    years = set(YEAR.findall(question))
     if not years:
         return True
     text = " ".join(map(str, [table.name, table.caption, *table.heading_path, *table.columns,
                               *table.labels, *table.row_labels, *cells]))
-    return bool(years & set(_YEAR.findall(text)))
+    return bool(years & set(YEAR.findall(text)))
 
 
 def holds_table_rows(evidence: list[Evidence], tables: list[StoredTable]) -> bool:
