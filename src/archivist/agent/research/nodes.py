@@ -89,8 +89,7 @@ class ResearchNodes:
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader: Gate = ScoreGate() if policy.score_gate else Grader(self.fast_llm,
-                                                                      fast_profile)
+        self.grader: Gate = ScoreGate() if policy.score_gate else Grader(self.fast_llm,fast_profile)
         self.runner = ToolRound(self.tools, self.grader, settings.agent.max_tool_calls)
         # a small model looping on one sentence stops at the writing cap, not its own
         self.writer = reply_capped(llm, policy.budgets.answer_tokens)
