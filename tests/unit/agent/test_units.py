@@ -164,15 +164,21 @@ def test_a_sentence_is_shown_once_even_when_it_is_a_neighbours_context() -> None
     assert merged.full_text().index("1998") < merged.full_text().index("300,000")
 
 
-def test_each_section_a_hop_found_shows_its_best_unit() -> None:
-    # a bridge's page shares few words with the question: under half the best score, its
-    # sentences were left out, and the writer saw what it had seen before the hop
+def _album_and_singer() -> tuple[str, Evidence, Evidence]:
+    """A two-hop question, the album's page and the singer's (which shares few words)."""
     album = _evidence("Hollow Lantern is the third studio album by singer-songwriter "
                       "T. Maren. The album was recorded in one week.", parent="album")
     singer = _evidence("Tobias Maren (born 1970) is a guitarist from Velmora, Ostland. "
                        "He tours with a brass band.", parent="singer")
     question = ("From what state is the singer-songwriter whose third studio album is "
                 "Hollow Lantern?")
+    return question, album, singer
+
+
+def test_each_section_a_hop_found_shows_its_best_unit() -> None:
+    # a bridge's page shares few words with the question: under half the best score, its
+    # sentences were left out, and the writer saw what it had seen before the hop
+    question, album, singer = _album_and_singer()
     plain = select_units(question, [album, singer], None, budget_tokens=500)
     assert all("Ostland" not in u.full_text() for u in plain.units)
     hop = select_units(question, [album, singer], None, budget_tokens=500, each_of=["singer"])
@@ -182,12 +188,7 @@ def test_each_section_a_hop_found_shows_its_best_unit() -> None:
 
 
 def test_a_floor_of_zero_fills_the_budget_best_first() -> None:
-    album = _evidence("Hollow Lantern is the third studio album by singer-songwriter "
-                      "T. Maren. The album was recorded in one week.", parent="album")
-    singer = _evidence("Tobias Maren (born 1970) is a guitarist from Velmora, Ostland. "
-                       "He tours with a brass band.", parent="singer")
-    question = ("From what state is the singer-songwriter whose third studio album is "
-                "Hollow Lantern?")
+    question, album, singer = _album_and_singer()
     floored = select_units(question, [album, singer], None, budget_tokens=500)
     filled = select_units(question, [album, singer], None, budget_tokens=500, floor=0.0)
     assert len(filled.units) > len(floored.units)
