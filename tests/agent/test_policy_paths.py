@@ -60,11 +60,25 @@ def test_a_capable_models_analysis_and_grades_are_used_as_they_are(make_service)
         return None
 
     llm = ScriptedChatModel(rules=[split_and_keep_all])
-    events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
-    # a small model's one-part question is never split; a capable model's split stands
+    events = run(make_service(llm, strategy="pipeline"),
+                 "How do I install PostgreSQL, and what does the package create?")
+    # a capable model's split of a question with two asks stands, uncorrected
     assert not steps(events, "no_split") and len(steps(events, "sub_questions")) == 1
     assert steps(events, "depth")[0]["detail"] == "multi"
     assert not steps(events, "gate") and steps(events, "grade")
+
+
+def test_a_capable_model_does_not_split_a_one_part_question(make_service) -> None:
+    def split(messages: list[BaseMessage], info: CallInfo):
+        if info.schema is QuestionAnalysis:
+            return QuestionAnalysis(sub_questions=["What is PostgreSQL?",
+                                                   "How do I install PostgreSQL?"])
+        return None
+
+    llm = ScriptedChatModel(rules=[split])
+    events = run(make_service(llm, strategy="pipeline"), "How do I install PostgreSQL?")
+    assert steps(events, "no_split") and not steps(events, "sub_questions")
+    assert "apt install postgresql" in done(events)["answer"]
 
 
 def test_the_answer_streams_once_after_every_step(make_service) -> None:

@@ -72,12 +72,14 @@ def test_clause_parts_follow_ups_and_subjects() -> None:
                          "What was the total cost?") == "What was the total cost? (Halvard)"
 
 
-def test_a_small_models_analysis_is_corrected_and_a_capable_ones_is_not() -> None:
+def test_no_profile_splits_a_one_part_question_and_a_capable_split_of_two_asks_stands() -> None:
     question = "How do I save a data frame as a CSV file in R?"
     split = QuestionAnalysis(sub_questions=["What is a CSV file?", "What is R?", "How to read?"])
-    small = review(Asked(question=question), split, checks=True)
-    assert small.sub_questions == [question] and "no_split" in _kinds(small)
-    capable = review(Asked(question=question), split, checks=False)
+    for checks in (True, False):
+        plan = review(Asked(question=question), split, checks=checks)
+        assert plan.sub_questions == [question] and "no_split" in _kinds(plan), checks
+    two = "How do I save a data frame as a CSV file, and how do I read it back?"
+    capable = review(Asked(question=two), split, checks=False)
     assert capable.sub_questions == split.sub_questions and "no_split" not in _kinds(capable)
 
 

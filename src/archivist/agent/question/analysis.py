@@ -309,11 +309,12 @@ def clean_questions(questions: list[str], limit: int) -> list[str]:
 def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
     """The plan from an analysis call's output; with ``checks``, corrected by code.
 
-    Without ``checks`` (a capable model) the analysis is used as it is, but for a web
-    route while web search is off. With them, each correction is a step and answers a
-    failure of a real small model: a real question routed to ``direct``, a clear question
-    asked back, a dangling "it" searched, a one-part question split in three, a split
-    that drops the subject, a rewrite that loses the question, a follow-up left as is.
+    On every profile a web route while web search is off goes to the documents, and a
+    one-part question is not split. Without ``checks`` (a capable model) the analysis is
+    otherwise used as it is. With them, each correction is a step and answers a failure
+    of a real small model: a real question routed to ``direct``, a clear question asked
+    back, a dangling "it" searched, a split that drops the subject, a rewrite that loses
+    the question, a follow-up left as is.
     """
     question = asked.question
     plan = Plan()
@@ -348,6 +349,12 @@ def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
         plan.clarification = ask or clarifying_question(question)
         return plan
     subs = clean_questions(parsed.sub_questions, asked.max_sub_questions) or [question]
+    if len(subs) > 1 and not looks_compound(question):
+        # a one-part question is never split, on any profile: sub-questions are researched
+        # side by side, so a split of one ask only adds calls; with history the first
+        # rewrite keeps the references the model resolved
+        plan.note(StepKind.NO_SPLIT, f"one-part question: {len(subs)} sub-questions dropped")
+        subs = subs[:1] if asked.history else [question]
     if checks:
         subs = _corrected(asked, subs, plan)
     plan.sub_questions = subs
@@ -360,11 +367,6 @@ def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
 
 def _corrected(asked: Asked, subs: list[str], plan: Plan) -> list[str]:
     question, rounds = asked.question, asked.rounds
-    if len(subs) > 1 and not looks_compound(question):
-        # a one-part question is never split (small models split "How do I save a data
-        # frame as a CSV file in R?" in three); with history the first rewrite keeps the references
-        plan.note(StepKind.NO_SPLIT, f"one-part question: {len(subs)} sub-questions dropped")
-        subs = subs[:1] if asked.history else [question]
     parts = clause_parts(question) if not rounds else [question]
     if len(subs) > 1 and len(parts) > 1 and len(subs) != len(parts):
         # parts that each ask on their own are split by code: the 1.5B model split
