@@ -66,6 +66,12 @@ class AgentSettings(BaseModel):
         description="Evidence sentences scoring under this share of the best one's score are "
         "left out (0: the best fill evidence_tokens; default: the model profile's).",
     )
+    search_hits_kept: int = Field(
+        default=0, ge=0, le=10,
+        description="A small model's evidence: the first hits of each search kept even when "
+        "they do not name the question's subjects, once any hit does (0: only hits that "
+        "name them).",
+    )
     max_hops: int = Field(
         default=1, ge=0, le=4,
         description="Bridge hops a small model's research may take: a search for the names "

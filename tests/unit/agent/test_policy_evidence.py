@@ -61,6 +61,19 @@ def test_the_score_gate_keeps_on_topic_passages_in_rank_order() -> None:
         many[0], weak]
 
 
+def test_the_search_s_first_hits_are_kept_once_any_hit_is_on_subject() -> None:
+    question = "Who founded the studio that published Lanternfall?"
+    studio = _evidence("Lanternfall was published by Copperwick Games in 2011.", parent="p1")
+    founder = _evidence("Copperwick Games was founded by Idris Vane in Leeds.", parent="p2")
+    tea = _evidence("Espresso is brewed at nine bars of pressure.", parent="p3")
+    assert score_gate(question, [studio, founder, tea])[0] == [studio]
+    # the next hop's page, ranked high by the search, is kept in rank order
+    assert score_gate(question, [founder, studio, tea], top_hits=1)[0] == [founder, studio]
+    assert score_gate(question, [studio, founder, tea], top_hits=2)[0] == [studio, founder]
+    # a search that found nothing on the subject keeps nothing, whatever its ranking
+    assert score_gate(question, [founder, tea], top_hits=2)[0] == []
+
+
 def test_queries_worth_running() -> None:
     question = "What were Halvard's net sales in fiscal 2022?"
     assert restates("What were Halvard's net sales in fiscal 2022? (March quarter)", question, [])

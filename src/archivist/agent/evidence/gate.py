@@ -126,21 +126,25 @@ def gate_coverage(question: str, item: Evidence) -> float:
 
 def score_gate(
     question: str, items: list[Evidence], keep: int = GATE_KEEP,
-    min_coverage: float = GATE_COVERAGE, ratio: float = GATE_RATIO,
+    min_coverage: float = GATE_COVERAGE, ratio: float = GATE_RATIO, top_hits: int = 0,
 ) -> tuple[list[Evidence], list[Evidence]]:
     """The passages kept (at most ``keep``, in rank order) and dropped, by code alone.
 
     Nothing is kept unless the best passage holds ``min_coverage`` of the question's
     words; then every passage within ``ratio`` of the best one's coverage is, best ranked
-    first.
+    first. When anything is kept, the first ``top_hits`` of the search's ranking are kept
+    too, whatever they name: a later hop's page rarely names the question's subjects.
     """
     scores = [gate_coverage(question, item) for item in items]
     best = max(scores, default=0.0)
     bar = max(min_coverage, ratio * best)
+    passed = [best >= min_coverage and score >= bar and score > 0 for score in scores]
+    if best >= min_coverage:
+        passed = [ok or rank < top_hits for rank, ok in enumerate(passed)]
     kept: list[Evidence] = []
     dropped: list[Evidence] = []
-    for item, score in zip(items, scores, strict=True):
-        if best >= min_coverage and score >= bar and score > 0 and len(kept) < keep:
+    for item, ok in zip(items, passed, strict=True):
+        if ok and len(kept) < keep + top_hits:
             kept.append(item)
         else:
             dropped.append(item)

@@ -47,13 +47,17 @@ class Gate(Protocol):
         ...
 
 
+@dataclass
 class ScoreGate:
     """Relevance by code (no model call): see :func:`archivist.agent.evidence.gate.score_gate`."""
+
+    #: the search's first hits kept whatever they name (``agent.search_hits_kept``)
+    top_hits: int = 0
 
     @timed("grading")
     def grade(self, question: str, items: list[Evidence], sub_question: int = 0) -> GradeOutcome:
         """Keep the best passages that name the question's subjects and words."""
-        kept, dropped = score_gate(question, items)
+        kept, dropped = score_gate(question, items, top_hits=self.top_hits)
         emit_step(StepKind.GATE, f"{len(kept)} of {len(items)} passages kept by search rank "
                   "and the question's words", sub_question=sub_question, kept=len(kept),
                   dropped=len(dropped))

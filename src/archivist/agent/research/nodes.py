@@ -89,15 +89,15 @@ class ResearchNodes:
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
         )
-        self.grader: Gate = ScoreGate() if policy.score_gate else Grader(self.fast_llm,fast_profile)
+        self.grader: Gate = (ScoreGate(settings.agent.search_hits_kept) if policy.score_gate
+                             else Grader(self.fast_llm, fast_profile))
         self.runner = ToolRound(self.tools, self.grader, settings.agent.max_tool_calls)
         # a small model looping on one sentence stops at the writing cap, not its own
         self.writer = reply_capped(llm, policy.budgets.answer_tokens)
         self.corrective = Corrective(
             self.writer, self.grader, self.tools[SEARCH], web, settings.agent.web_results,
-            read_tool=self.tools[READ_PARENT],
+            read_tool=self.tools[READ_PARENT], embedder=embedder,
             read_chars=0 if self.strategy.uses_tools else settings.agent.pipeline_read_chars,
-            embedder=embedder,
             unit_tokens=settings.agent.evidence_tokens or policy.budgets.unit_tokens,
             unit_floor=(policy.budgets.unit_floor if settings.agent.evidence_floor is None
                         else settings.agent.evidence_floor),
