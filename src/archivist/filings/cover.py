@@ -39,7 +39,7 @@ _REPORT_KIND = (("10-K", re.compile(r"\bANNUAL REPORT PURSUANT TO SECTION 13", r
 _COVER_MARKS = re.compile(r"SECURITIES AND EXCHANGE COMMISSION|Commission File Number|"
                           r"exact name of (?:the )?registrant|PURSUANT TO SECTION 13", re.I)
 """What only a cover page prints (a press release does not)."""
-_REGISTRANT = re.compile(r"\(?\s*exact name of (?:the )?registrant", re.I)
+_REGISTRANT = re.compile(r"\(?\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _NOT_A_NAME = re.compile(
     r"^\W*\(|commission file|file number|I\.R\.S|employer identification|jurisdiction|"
     r"incorporation|organization|^\W*\d|\bFORM\s+\d|annual report|quarterly report|current "
@@ -60,14 +60,17 @@ _CHECK_BOXES = re.compile(r"reporting company|growth company|accelerated filer|s
                           r"seasoned issuer|holding company", re.I)
 """Cover-page phrases that end like a company's name but name none."""
 _HEADLINE = re.compile(r"^\s*([A-Z][\w'&.,-]*(?:\s+[A-Z&][\w'&.,-]*){0,3})\s+"
-                       r"(?:reports?|announces?|delivers?|posts?)\b", re.M)
+                       r"(?:reports?|announces?|delivers?|posts?|REPORTS|ANNOUNCES|DELIVERS|POSTS)\b",
+                       re.M)
+"""``<Company> reports ...``, in capitals too (a capital ``REPORT`` is a form's title)."""
 _ISSUER = r"(?:^|\n\s*|[—–]\s*|\s-{1,2}\s*)((?:[A-Z][\w'&.-]*,?\s+|&\s+){0,5}[A-Z][\w'&.-]*)"
 _REPORTED = (r"\s*,?\s*(?:today|on \w+day|this morning)?\s*,?\s*(?:reported|announced|reports|"
              r"announces|released|posted)\b")
 _DATELINES = (re.compile(_ISSUER + r"\s*\((?:NYSE|NASDAQ|Nasdaq|ASX|LSE|TSX|OTC)[^()\n]{1,40}\)"
-                         + _REPORTED),
+                         + r"(?:\s*\([^()]{1,80}\))?" + _REPORTED),
               re.compile(_ISSUER + r"\s*(?:\([^()\n]{2,40}\))?" + _REPORTED))
-"""``<Company> (NYSE: XYZ) today reported``: the company that issues a release."""
+"""``<Company> (NYSE: XYZ) today reported``: the company that issues a release. After the
+ticker may come the name it goes by (``("Company")``), broken over a line."""
 _ANNUAL = re.compile(r"for the (?:fiscal )?year ended\s*:?\s*", re.I)
 _QUARTERLY = re.compile(r"for the (?:quarterly period|quarter) ended\s*:?\s*", re.I)
 _EVENT = re.compile(r"date of report\s*(?:\([^)]*\))?\s*:?\s*", re.I)
@@ -107,8 +110,9 @@ def filing_info(markdown: str) -> FilingInfo | None:
     form = _form(cover)
     if form is None:
         return None
-    company = _registrant(cover) or (_issuer(head[:3_000], head) if form in (EARNINGS, "8-K")
-                                     else None) or _named_company(head)
+    company = _registrant(cover) or _filer_heading(cover) or (
+        _issuer(head[:3_000], head) if form in (EARNINGS, "8-K") else None) \
+        or _named_company(head)
     info = FilingInfo(form=form, company=company,
                       ticker=_ticker(plain_text(markdown[:_TICKER_CHARS])))
     year_end, cited = _year_end(head)
@@ -165,16 +169,41 @@ def _registrant(cover: str) -> str | None:
 
     Of the three lines above the label (or its own line before it), the nearest name with
     a legal form (``Inc.``), else the nearest that reads as a name; a file number, a
-    jurisdiction or a form's title is passed over. Of several
+    jurisdiction or a form's title is passed over, and a legal form alone on its line
+    ends the name above it. Of several
     registrants (a combined filing) the first is the filer.
     """
     match = _REGISTRANT.search(cover)
     if not match:
         return None
     before = cover[:match.start()].rstrip()
-    lines = [line for line in before.split("\n") if line.strip()]
+    lines: list[str] = []
+    for line in (line for line in before.split("\n") if line.strip()):
+        if lines and re.fullmatch(_SUFFIX, plain_text(line).strip(" ,*")):
+            lines[-1] += " " + line  # a name broken before its legal form
+        else:
+            lines.append(line)
     names = [n for n in map(_clean_name, reversed(lines[-3:])) if n and not _NOT_A_NAME.search(n)]
     return next((n for n in names if _NAMED.search(n)), names[0] if names else None)
+
+
+def _filer_heading(cover: str) -> str | None:
+    """The name a cover without the registrant label prints right after its file number.
+
+    ``Commission File Number 001-12345`` then ``NORTHWIND CORPORATION`` on its own line:
+    the first line after the number is the filer when it reads as a name (no digits, no
+    label, a few words).
+    """
+    match = re.search(r"Commission File Number\s*:?\s*[\d-]+[ \t]*", cover, re.I)
+    if not match:
+        return None
+    line = next((line for line in cover[match.end():match.end() + 300].split("\n")
+                 if line.strip()), "")
+    name = _clean_name(line)
+    if name is None or not name[0].isupper() or any(c.isdigit() for c in name) \
+            or len(name.split()) > 8 or _NOT_A_NAME.search(name) or _CHECK_BOXES.search(name):
+        return None
+    return name
 
 
 def core_name(company: str) -> str:

@@ -274,3 +274,73 @@ def test_fiscal_year_closes() -> None:
     assert fiscal_year_close(2023, (12, 31), cited=date(2022, 12, 31)) == date(2023, 12, 31)
     assert last_year_close(date(2023, 3, 8), (1, 29)) == date(2023, 1, 29)
     assert last_year_close(date(2023, 1, 20), (1, 29)) == date(2022, 1, 29)
+
+
+COVER_WITHOUT_THE_REGISTRANT_LABEL = """#### UNITED STATES SECURITIES AND EXCHANGE COMMISSION
+**Washington, D.C. 20549**
+#### FORM 10-K
+**☒ ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934**
+**For the Fiscal Year Ended September 30, 2023**
+**☐ TRANSITION REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934**
+**Commission File Number 001-55512**
+#### CALDERWICK SYSTEMS CORPORATION
+
+
+### OREGON 93-1234567
+### (STATE OF INCORPORATION) (I.R.S. ID)
+Title of each class Trading Symbol Name of exchange on which registered
+**Common stock, $0.001 par value per share CWSY NASDAQ**
+Item 1. Business. In 2023 we bought Fernhollow Games, Inc.; Fernhollow Games, Inc. and
+Fernhollow Games, Inc. titles, and the Fernhollow Games, Inc. team, joined us.
+"""
+
+DATELINE_WITH_A_SHORT_NAME = """## **Exhibit 99.1**
+# **TARNBY LEISURE GROUP REPORTS THIRD QUARTER 2023 FINANCIAL AND OPERATING RESULTS**
+  - Record revenue at Tarnby Digital, LLC; Tarnby Digital, LLC grew 40%
+**<mark>Reno, Nevada, November 1, 2023</mark>** <mark>– Tarnby Leisure Group (NYSE: TLG)
+(“Tarnby” or the “Company”) today reported financial results for the quarter ended September 30,
+2023.</mark> Tarnby Digital, LLC and Tarnby Digital, LLC partners also grew.
+"""
+
+HEADLINE_IN_CAPITALS = """# **TARNBY LEISURE GROUP REPORTS THIRD QUARTER 2023 RESULTS**
+Reno, Nevada, November 1, 2023. Revenue at Tarnby Digital, LLC rose; Tarnby Digital, LLC and
+Tarnby Digital, LLC partners grew.
+"""
+
+
+def test_a_cover_without_the_registrant_label_is_filed_by_the_name_after_its_file_number() -> None:
+    info = filing_info(COVER_WITHOUT_THE_REGISTRANT_LABEL)
+    assert info is not None
+    assert (info.company, info.ticker, info.form, info.period) == (
+        "CALDERWICK SYSTEMS CORPORATION", "CWSY", "10-K", "2023-09-30")
+
+
+def test_a_dateline_naming_the_company_twice_in_brackets_names_the_issuer() -> None:
+    info = filing_info(DATELINE_WITH_A_SHORT_NAME)
+    assert info is not None
+    assert (info.form, info.company, info.ticker) == ("earnings release",
+                                                      "Tarnby Leisure Group", "TLG")
+    assert (info.fiscal_year, info.fiscal_quarter, info.period) == (2023, 3, "2023-09-30")
+
+
+def test_a_headline_in_capitals_names_the_issuer() -> None:
+    info = filing_info(HEADLINE_IN_CAPITALS)
+    assert info is not None and info.company == "TARNBY LEISURE GROUP"
+
+
+EIGHT_K_NAME_BROKEN_OVER_LINES = """FORM 8-K
+CURRENT
+REPORT
+Date of Report (Date of earliest event
+reported): **March 3, 2023 (March 1, 2023)**
+#### OSSINGTON
+PLC**
+(Exact
+name of registrant as specified in its charter)
+"""
+
+
+def test_a_registrant_name_and_label_broken_over_lines_are_read_whole() -> None:
+    info = filing_info(EIGHT_K_NAME_BROKEN_OVER_LINES)
+    assert info is not None
+    assert (info.form, info.company, info.period) == ("8-K", "OSSINGTON PLC", "2023-03-03")
