@@ -15,12 +15,14 @@ from datetime import date
 
 from archivist.filings.periods import (
     DATE,
+    dates_after,
     fiscal_quarter,
     fiscal_year_of,
     iso_date,
     parse_date,
     parse_month_day,
 )
+from archivist.filings.release import RESULTS, release_period, results_period
 
 __all__ = ["EARNINGS", "FilingInfo", "core_name", "filing_info", "plain_text"]
 
@@ -34,14 +36,10 @@ _FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|40-F|6-K)(?:405|T)?\b", re.I)
 _REPORT_KIND = (("10-K", re.compile(r"\bANNUAL REPORT PURSUANT TO SECTION 13", re.I)),
                 ("10-Q", re.compile(r"\bQUARTERLY REPORT PURSUANT TO SECTION 13", re.I)),
                 ("8-K", re.compile(r"\bCURRENT REPORT\s+PURSUANT TO SECTION 13", re.I)))
-_RESULTS = re.compile(
-    r"\b(?:reports?|reported|announces?|delivers?|posts?)\b[^.\n]{0,90}\b(?:results|earnings)\b"
-    r"|\b(?:quarter|fiscal|full[- ]year|annual)\b[^.\n]{0,40}\b(?:results|earnings release)\b",
-    re.I)
 _COVER_MARKS = re.compile(r"SECURITIES AND EXCHANGE COMMISSION|Commission File Number|"
                           r"exact name of (?:the )?registrant|PURSUANT TO SECTION 13", re.I)
 """What only a cover page prints (a press release does not)."""
-_REGISTRANT = re.compile(r"\(?\s*exact name of (?:the )?registrant", re.I)
+_REGISTRANT = re.compile(r"\(?\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _NOT_A_NAME = re.compile(
     r"^\W*\(|commission file|file number|I\.R\.S|employer identification|jurisdiction|"
     r"incorporation|organization|^\W*\d|\bFORM\s+\d|annual report|quarterly report|current "
@@ -62,24 +60,22 @@ _CHECK_BOXES = re.compile(r"reporting company|growth company|accelerated filer|s
                           r"seasoned issuer|holding company", re.I)
 """Cover-page phrases that end like a company's name but name none."""
 _HEADLINE = re.compile(r"^\s*([A-Z][\w'&.,-]*(?:\s+[A-Z&][\w'&.,-]*){0,3})\s+"
-                       r"(?:reports?|announces?|delivers?|posts?)\b", re.M)
+                       r"(?:reports?|announces?|delivers?|posts?|REPORTS|ANNOUNCES|DELIVERS|POSTS)\b",
+                       re.M)
+"""``<Company> reports ...``, in capitals too (a capital ``REPORT`` is a form's title)."""
 _ISSUER = r"(?:^|\n\s*|[—–]\s*|\s-{1,2}\s*)((?:[A-Z][\w'&.-]*,?\s+|&\s+){0,5}[A-Z][\w'&.-]*)"
 _REPORTED = (r"\s*,?\s*(?:today|on \w+day|this morning)?\s*,?\s*(?:reported|announced|reports|"
              r"announces|released|posted)\b")
 _DATELINES = (re.compile(_ISSUER + r"\s*\((?:NYSE|NASDAQ|Nasdaq|ASX|LSE|TSX|OTC)[^()\n]{1,40}\)"
-                         + _REPORTED),
+                         + r"(?:\s*\([^()]{1,80}\))?" + _REPORTED),
               re.compile(_ISSUER + r"\s*(?:\([^()\n]{2,40}\))?" + _REPORTED))
-"""``<Company> (NYSE: XYZ) today reported``: the company that issues a release."""
+"""``<Company> (NYSE: XYZ) today reported``: the company that issues a release. After the
+ticker may come the name it goes by (``("Company")``), broken over a line."""
 _ANNUAL = re.compile(r"for the (?:fiscal )?year ended\s*:?\s*", re.I)
 _QUARTERLY = re.compile(r"for the (?:quarterly period|quarter) ended\s*:?\s*", re.I)
 _EVENT = re.compile(r"date of report\s*(?:\([^)]*\))?\s*:?\s*", re.I)
 _YEAR_END = re.compile(r"fiscal year[- ]?end(?:s|ed|ing|s on)?\s*(?:on\s*)?:?\s*"
                        r"|(?:twelve|12) months ended\s*", re.I)
-_PERIOD_END = re.compile(r"(?:three|3|twelve|12) months ended\s*|quarter ended\s*", re.I)
-_FISCAL_NAMED = re.compile(r"\b(?:fiscal(?: year)?|FY)\s?'?((?:19|20)?\d{2})\b", re.I)
-_QUARTER_NAMED = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b", re.I)
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-_FULL_YEAR = re.compile(r"\bfull[- ]year\b|\bfiscal (?:year )?(?:19|20)\d{2} results\b", re.I)
 
 
 @dataclass
@@ -114,23 +110,29 @@ def filing_info(markdown: str) -> FilingInfo | None:
     form = _form(cover)
     if form is None:
         return None
-    company = _registrant(cover) or (_issuer(head[:3_000], head) if form in (EARNINGS, "8-K")
-                                     else None) or _named_company(head)
+    company = _registrant(cover) or _filer_heading(cover) or (
+        _issuer(head[:3_000], head) if form in (EARNINGS, "8-K") else None) \
+        or _named_company(head)
     info = FilingInfo(form=form, company=company,
                       ticker=_ticker(plain_text(markdown[:_TICKER_CHARS])))
-    year_end = _year_end(head)
-    end = _period_end(cover, head, form)
-    if end is None and form == EARNINGS:
-        _named_period(info, head[:2_500], year_end)
+    year_end, cited = _year_end(head)
+    end = _period_end(cover, form)
+    if form == EARNINGS:
+        info.fiscal_year, info.fiscal_quarter, end = release_period(head, year_end, cited)
+        info.period = iso_date(end) if end is not None else None
     elif end is not None:
         info.period = iso_date(end)
-        if form == "10-K" and year_end is None:
+        if form == "10-K":  # the cover's period closes the fiscal year
             year_end = (end.month, end.day)
         info.fiscal_year = fiscal_year_of(end, year_end)
-        if form in ("10-Q", EARNINGS):
+        if form == "10-Q":
             info.fiscal_quarter = fiscal_quarter(end, year_end)
+    if end is not None and form == EARNINGS and info.fiscal_quarter == 4:
+        year_end = (end.month, end.day)  # a fourth quarter closes its fiscal year
     if form == "8-K":
-        _results_period(info, head, year_end)
+        furnished = results_period(head)
+        if furnished.fiscal_year is not None:
+            info.fiscal_year, info.fiscal_quarter = furnished.fiscal_year, furnished.fiscal_quarter
     if year_end is not None:
         info.fiscal_year_end = f"{year_end[0]:02d}-{year_end[1]:02d}"
     return info
@@ -139,11 +141,12 @@ def filing_info(markdown: str) -> FilingInfo | None:
 def _form(cover: str) -> str | None:
     """The form a cover page names, else ``earnings release`` for a results headline.
 
-    A form named in running text (a release citing its ``Form 10-Q``) is no cover page:
-    it counts only above the first results headline or beside a cover page's marks.
+    A form named in running text (a release citing its ``Form 10-Q`` filed with the
+    Securities and Exchange Commission) is no cover page: below a results headline a form
+    counts only when a cover page's marks print above that headline.
     """
-    release = _RESULTS.search(cover[:3_000])
-    marked = _COVER_MARKS.search(cover)
+    release = RESULTS.search(cover[:3_000])
+    marked = _COVER_MARKS.search(cover, 0, release.start()) if release else None
     top = release.start() if release and not marked else len(cover)
     for match in _FORM.finditer(cover[:top]):  # "FORM 10-K", or "Form 10-K" opening a line
         line_start = cover.rfind("\n", 0, match.start()) + 1
@@ -166,16 +169,41 @@ def _registrant(cover: str) -> str | None:
 
     Of the three lines above the label (or its own line before it), the nearest name with
     a legal form (``Inc.``), else the nearest that reads as a name; a file number, a
-    jurisdiction or a form's title is passed over. Of several
+    jurisdiction or a form's title is passed over, and a legal form alone on its line
+    ends the name above it. Of several
     registrants (a combined filing) the first is the filer.
     """
     match = _REGISTRANT.search(cover)
     if not match:
         return None
     before = cover[:match.start()].rstrip()
-    lines = [line for line in before.split("\n") if line.strip()]
+    lines: list[str] = []
+    for line in (line for line in before.split("\n") if line.strip()):
+        if lines and re.fullmatch(_SUFFIX, plain_text(line).strip(" ,*")):
+            lines[-1] += " " + line  # a name broken before its legal form
+        else:
+            lines.append(line)
     names = [n for n in map(_clean_name, reversed(lines[-3:])) if n and not _NOT_A_NAME.search(n)]
     return next((n for n in names if _NAMED.search(n)), names[0] if names else None)
+
+
+def _filer_heading(cover: str) -> str | None:
+    """The name a cover without the registrant label prints right after its file number.
+
+    ``Commission File Number 001-12345`` then ``NORTHWIND CORPORATION`` on its own line:
+    the first line after the number is the filer when it reads as a name (no digits, no
+    label, a few words).
+    """
+    match = re.search(r"Commission File Number\s*:?\s*[\d-]+[ \t]*", cover, re.I)
+    if not match:
+        return None
+    line = next((line for line in cover[match.end():match.end() + 300].split("\n")
+                 if line.strip()), "")
+    name = _clean_name(line)
+    if name is None or not name[0].isupper() or any(c.isdigit() for c in name) \
+            or len(name.split()) > 8 or _NOT_A_NAME.search(name) or _CHECK_BOXES.search(name):
+        return None
+    return name
 
 
 def core_name(company: str) -> str:
@@ -235,67 +263,24 @@ def _ticker(head: str) -> str | None:
     return None
 
 
-def _year_end(head: str) -> tuple[int, int] | None:
+def _year_end(head: str) -> tuple[tuple[int, int] | None, date | None]:
+    """The fiscal year end (month, day) a filing prints first, and its date when it has one."""
     for match in _YEAR_END.finditer(head):
-        found = parse_month_day(head[match.end():match.end() + 24])
+        after = head[match.end():match.end() + 30]
+        found = parse_month_day(after[:24])
         if found is not None:
-            return found
-    return None
+            return found, parse_date(after) if DATE.match(after.lstrip()) else None
+    return None, None
 
 
-def _dates_after(pattern: re.Pattern[str], text: str) -> list[date]:
-    """Each date printed right after a match of ``pattern``."""
-    found = []
-    for match in pattern.finditer(text):
-        after = text[match.end():match.end() + 30].lstrip()
-        day = parse_date(after) if DATE.match(after) else None
-        if day is not None:
-            found.append(day)
-    return found
-
-
-def _period_end(cover: str, head: str, form: str) -> date | None:
-    pattern, text = {"10-K": (_ANNUAL, cover), "10-Q": (_QUARTERLY, cover),
-                     "8-K": (_EVENT, cover)}.get(form, (_PERIOD_END, head[:8_000]))
-    found = _dates_after(pattern, text)
+def _period_end(cover: str, form: str) -> date | None:
+    """The period's last day a 10-K or 10-Q cover prints; an 8-K's date of report."""
+    pattern = {"10-K": _ANNUAL, "10-Q": _QUARTERLY, "8-K": _EVENT}.get(form)
+    if pattern is None:
+        return None
+    found = dates_after(pattern, cover)
     if not found and form == "8-K":  # the date printed above its label
         for match in _EVENT.finditer(cover):
             found = [d for d in map(parse_date, [cover[max(0, match.start() - 40):
                                                        match.start()]]) if d is not None]
-    if not found:
-        return None
-    return found[0] if form in ("10-K", "10-Q", "8-K") else max(found)
-
-
-def _results_period(info: FilingInfo, head: str, year_end: tuple[int, int] | None) -> None:
-    """An 8-K's fiscal year and quarter from the results it furnishes, when it names them.
-
-    The 8-K keeps its date of report as its period; ``fourth quarter and fiscal year 2022
-    results`` makes it fiscal 2022, quarter 4.
-    """
-    text = " ".join(head.split())  # a headline broken over lines
-    for match in _RESULTS.finditer(text):
-        named = FilingInfo()
-        _named_period(named, text[max(0, match.start() - 160):match.end() + 160], year_end)
-        if named.fiscal_year is not None:
-            info.fiscal_year, info.fiscal_quarter = named.fiscal_year, named.fiscal_quarter
-            return
-
-
-def _named_period(info: FilingInfo, top: str, year_end: tuple[int, int] | None) -> None:
-    """An earnings release's fiscal year and quarter from its headline (``fiscal 2023``)."""
-    top = " ".join(top.split())  # a headline broken over lines
-    years = re.findall(r"\b((?:19|20)\d{2})\b(?=[^.\n]{0,40}\bresults\b)", top) \
-        or _FISCAL_NAMED.findall(top)
-    if not years:
-        return
-    info.fiscal_year = int(years[0]) + (2000 if int(years[0]) < 100 else 0)
-    quarter = _QUARTER_NAMED.search(top)
-    if quarter:
-        info.fiscal_quarter = _ORDINALS.get((quarter.group(1) or "").lower()) \
-            or int(quarter.group(2))
-    elif _FULL_YEAR.search(top):
-        info.fiscal_quarter = 4
-    if info.fiscal_quarter == 4 and year_end is not None:
-        info.period = iso_date(date(info.fiscal_year, *year_end)) if year_end != (2, 29) \
-            else None
+    return found[0] if found else None

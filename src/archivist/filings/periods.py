@@ -8,11 +8,11 @@ quarters are counted from the month after the fiscal year end.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 __all__ = [
-    "MONTHS", "fiscal_quarter", "fiscal_year_of", "iso_date", "parse_date", "parse_month_day",
-    "quarter_end",
+    "MONTHS", "dates_after", "fiscal_quarter", "fiscal_year_close", "fiscal_year_of", "iso_date",
+    "last_year_close", "parse_date", "parse_month_day", "quarter_end",
 ]
 
 MONTHS = {name: number for number, names in enumerate((
@@ -36,6 +36,17 @@ def parse_date(text: str) -> date | None:
                     int(match["day"]))
     except (KeyError, ValueError):
         return None
+
+
+def dates_after(pattern: re.Pattern[str], text: str) -> list[date]:
+    """Each date printed right after a match of ``pattern`` (``ended March 25, 2023``)."""
+    found = []
+    for match in pattern.finditer(text):
+        after = text[match.end():match.end() + 30].lstrip()
+        day = parse_date(after) if DATE.match(after) else None
+        if day is not None:
+            found.append(day)
+    return found
 
 
 def parse_month_day(text: str) -> tuple[int, int] | None:
@@ -74,10 +85,38 @@ def fiscal_year_of(day: date, year_end: tuple[int, int] | None) -> int:
     52/53-week years); the calendar year when ``year_end`` is unknown or falls in the first
     week of January (a 52/53-week year ending near December 31).
     """
-    if year_end is None or year_end[0] == 1 and year_end[1] <= 7:  # 52/53 weeks near Dec 31
+    if year_end is None or _near_new_year(year_end):  # 52/53 weeks near Dec 31
         return day.year if year_end is None or day.month > 1 or day.day > 7 else day.year - 1
     end = _year_end_in(day.year, year_end)
     return day.year if (day - end).days <= 7 else day.year + 1
+
+
+def _near_new_year(year_end: tuple[int, int]) -> bool:
+    return year_end[0] == 1 and year_end[1] <= 7
+
+
+def fiscal_year_close(fiscal_year: int, year_end: tuple[int, int],
+                      cited: date | None = None) -> date:
+    """The last day of ``fiscal_year``, for a year ending on ``year_end`` (month, day).
+
+    It falls in the calendar year ``fiscal_year``, or the next one for a 52/53-week year
+    ending in the first week of January (as :func:`fiscal_year_of` names years). ``cited``
+    is a year end the filing prints with its year: when that is no month's last day the
+    year has 52 or 53 weeks, and every year of it closes on the same weekday, so the close
+    is the day on that weekday nearest ``year_end`` (January 2, 2022 a Sunday: fiscal 2022
+    closes on January 1, 2023).
+    """
+    close = _year_end_in(fiscal_year + (1 if _near_new_year(year_end) else 0), year_end)
+    if cited is None or (cited + timedelta(days=1)).month != cited.month:
+        return close
+    return close + timedelta(days=(cited.weekday() - close.weekday() + 3) % 7 - 3)
+
+
+def last_year_close(day: date, year_end: tuple[int, int], cited: date | None = None) -> date:
+    """The last fiscal year close (:func:`fiscal_year_close`) on or before ``day``."""
+    return max(close for close in (fiscal_year_close(year, year_end, cited)
+                                   for year in range(day.year - 2, day.year + 2))
+               if close <= day)
 
 
 def fiscal_quarter(day: date, year_end: tuple[int, int] | None) -> int | None:
