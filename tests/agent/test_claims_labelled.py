@@ -27,7 +27,7 @@ from archivist.index.embeddings import SentenceTransformerEmbedder
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from claims_calibrate import DEFAULT, load, precision_recall, scored  # noqa: E402
 
-from archivist.agent.checks.claims import SUPPORT_THRESHOLD  # noqa: E402
+from archivist.agent.checks.claims import BARE_ANSWER_RULE, SUPPORT_THRESHOLD  # noqa: E402
 
 #: (precision floor, recall floor) for "unsupported", per group.
 FLOORS = {"dev": (0.95, 0.82), "validation": (0.95, 0.5)}
@@ -43,7 +43,7 @@ def checked(embedder: SentenceTransformerEmbedder) -> dict[str, list[tuple[float
     """Every labelled pair scored once, split into its group."""
     pairs = load(DEFAULT)
     assert all(isinstance(p["supported"], bool) for p in pairs)
-    rows = scored(pairs, embedder)
+    rows = scored(pairs, embedder)[BARE_ANSWER_RULE]
     return {name: [r for r, p in zip(rows, pairs, strict=True) if group(p) == name]
             for name in FLOORS}
 
