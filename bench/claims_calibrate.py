@@ -10,6 +10,9 @@ by a hash of the claim (a claim's pairs stay together): on the calibration half 
 threshold with the best recall for "unsupported" at a precision of at least 0.9 is
 chosen; precision and recall are then reported on the other half, and on the whole set
 at the threshold in use (:data:`archivist.agent.checks.claims.SUPPORT_THRESHOLD`).
+Per corpus, the figures are printed for each bare-answer rule
+(:func:`archivist.agent.checks.claims.unsaid_subjects`: off, years, subjects), on every
+pair and on the pairs of a claim and the units it cites.
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from archivist.agent.checks.claims import SUPPORT_THRESHOLD, missing_facts, support_score
+from archivist.agent.checks.claims import (
+    BARE_ANSWER_RULE,
+    SUPPORT_THRESHOLD,
+    BareAnswerRule,
+    missing_facts,
+    support_score,
+)
 from archivist.index.embeddings import SentenceTransformerEmbedder
 
 DEFAULT = Path(__file__).resolve().parents[1] / "bench" / "data" / "claims_labelled.jsonl"
@@ -39,23 +48,31 @@ def half(pair: dict[str, Any]) -> str:
     return "calibration" if digest[0] % 2 == 0 else "report"
 
 
-def scored(pairs: list[dict[str, Any]], embedder: Any) -> list[tuple[float, bool, bool]]:
-    """``(support score, facts all present, labelled supported)`` per pair.
+Row = tuple[float, bool, bool]
+#: The bare-answer rules measured side by side (see :func:`unsaid_subjects`).
+RULES: tuple[BareAnswerRule, ...] = ("off", "years", "subjects")
+
+
+def scored(pairs: list[dict[str, Any]], embedder: Any) -> dict[BareAnswerRule, list[Row]]:
+    """``(support score, facts all present, labelled supported)`` per pair, per bare-answer
+    rule.
 
     "Facts all present" is the check besides the score's: the claim's numbers and names are
-    in the evidence.
+    in the evidence, and what a bare answer leaves to the question, by the rule.
     """
-    out = []
+    out: dict[BareAnswerRule, list[Row]] = {rule: [] for rule in RULES}
     for pair in pairs:
         evidence = list(pair["evidence"])
         question = pair.get("question", "")
         score = support_score(pair["claim"], evidence, embedder)
-        facts = not missing_facts(pair["claim"], "\n".join(evidence), question)
-        out.append((score, facts, bool(pair["supported"])))
+        held = "\n".join(evidence)
+        for rule in RULES:
+            facts = not missing_facts(pair["claim"], held, question, bare_answer=rule)
+            out[rule].append((score, facts, bool(pair["supported"])))
     return out
 
 
-def precision_recall(rows: list[tuple[float, bool, bool]], threshold: float) -> tuple[float, float]:
+def precision_recall(rows: list[Row], threshold: float) -> tuple[float, float]:
     """Precision and recall of the checker's "unsupported" verdicts at ``threshold``."""
     flagged = [(not facts or score < threshold, label) for score, facts, label in rows]
     true_positive = sum(1 for flag, label in flagged if flag and not label)
@@ -65,8 +82,7 @@ def precision_recall(rows: list[tuple[float, bool, bool]], threshold: float) -> 
             true_positive / actual if actual else 1.0)
 
 
-def by_corpus(pairs: list[dict[str, Any]], rows: list[tuple[float, bool, bool]],
-              threshold: float) -> list[str]:
+def by_corpus(pairs: list[dict[str, Any]], rows: list[Row], threshold: float) -> list[str]:
     """One line per corpus of the set (then all of it): pairs, unsupported, precision, recall."""
     lines = []
     for corpus in [*sorted({p["corpus"] for p in pairs}), "all"]:
@@ -77,7 +93,7 @@ def by_corpus(pairs: list[dict[str, Any]], rows: list[tuple[float, bool, bool]],
     return lines
 
 
-def calibrate(rows: list[tuple[float, bool, bool]], floor: float = 0.9) -> float:
+def calibrate(rows: list[Row], floor: float = 0.9) -> float:
     """The threshold with the best recall at precision ≥ ``floor`` (ties: the lowest)."""
     best = (-1.0, 0.0)
     for step in range(20, 91):
@@ -96,7 +112,8 @@ def main() -> None:
     pairs = load(args.labelled)
     embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
     started = time.perf_counter()
-    whole = scored(pairs, embedder)
+    by_rule = scored(pairs, embedder)
+    whole = by_rule[BARE_ANSWER_RULE]
     seconds = time.perf_counter() - started
     parts = {name: [p for p in pairs if half(p) == name] for name in ("calibration", "report")}
     rows = {name: [r for r, p in zip(whole, pairs, strict=True) if half(p) == name]
@@ -115,13 +132,19 @@ def main() -> None:
     every = rows["calibration"] + rows["report"]
     print(f"cost: no model call; {1000 * seconds / len(pairs):.0f} ms "
           "per pair on average (embedding and word checks, this machine)")
-    print(f"per corpus, at the threshold in use ({SUPPORT_THRESHOLD}):")
-    print("\n".join(by_corpus(pairs, whole, SUPPORT_THRESHOLD)))
+    for rule, rows_of in by_rule.items():
+        in_use = " (in use)" if rule == BARE_ANSWER_RULE else ""
+        print(f"per corpus, at the threshold in use ({SUPPORT_THRESHOLD}), bare-answer rule "
+              f"{rule!r}{in_use}:")
+        print("\n".join(by_corpus(pairs, rows_of, SUPPORT_THRESHOLD)))
+        for kinds, what in ((("cited", "cited-one"), "the units they cite, together or one"),
+                            (("cited",), "all the units they cite together")):
+            cited = [(r, p) for r, p in zip(rows_of, pairs, strict=True) if p["pair"] in kinds]
+            print(f"claims against {what}, per corpus, rule {rule!r}:")
+            print("\n".join(by_corpus([p for _, p in cited], [r for r, _ in cited],
+                                       SUPPORT_THRESHOLD)))
     precision, recall = precision_recall(every, SUPPORT_THRESHOLD)
-    print(f"  whole set: precision {precision:.3f} recall {recall:.3f}")
-    cited = [(r, p) for r, p in zip(whole, pairs, strict=True) if p["pair"] != "other"]
-    print("claims against the units they cite, per corpus:")
-    print("\n".join(by_corpus([p for _, p in cited], [r for r, _ in cited], SUPPORT_THRESHOLD)))
+    print(f"whole set, rule in use: precision {precision:.3f} recall {recall:.3f}")
     for step in (30, 40, 50, 60, 70, 80):
         precision, recall = precision_recall(every, step / 100)
         print(f"  threshold {step / 100:.2f}: precision {precision:.3f} recall {recall:.3f}")

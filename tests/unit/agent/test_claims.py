@@ -16,6 +16,7 @@ from archivist.agent.checks.claims import (
     parse_citations,
     split_claims,
     strip_citations,
+    unsaid_subjects,
     word_coverage,
 )
 
@@ -188,6 +189,56 @@ def test_a_question_asking_for_a_verdict_lends_the_claim_none_of_its_words() -> 
     # a question asking what: its words are given (the unit need not repeat them)
     assert missing_facts("The Scottish musician was born in 1958.", unit,
                          "In what year was the Scottish musician of Harrow Lane born?") == []
+
+
+BRIDGE = "Which engineer designed the Korvath Bridge?"
+ELSEWHERE = "Mira Tollan designed the harbour lighthouse of Dunmore in 1931."
+ON_SUBJECT = "The Korvath Bridge was designed by Mira Tollan and opened in 1931."
+
+
+def test_a_bare_answer_needs_the_year_the_question_names() -> None:
+    # the rule in use: the passage holds the answer but not the year asked about
+    question = "How many members did the Korvath Rowing Club count in 2019?"
+    older = "The Korvath Rowing Club counted 412 members in 2015."
+    assert unsaid_subjects("412", older, question) == ["2019"]
+    off = check_claim("412 [1].", [1], [older], None, question=question)
+    assert not off.supported and off.reason == "the cited passages do not state 2019"
+    assert check_claim("412 [1].", [1], [older.replace("2015", "2019")], None,
+                       question=question).supported
+    # a sentence restating the subject is left to the other checks
+    assert unsaid_subjects("The Korvath Rowing Club had 412 members.", older, question) == []
+
+
+def test_with_subjects_a_bare_answer_needs_what_the_question_asks_about() -> None:
+    # the passage holds the answer's words but names nothing the question is about
+    assert unsaid_subjects("Mira Tollan.", ELSEWHERE, BRIDGE, "subjects") == [
+        "Korvath Bridge (what the question asks about)"]
+    assert missing_facts("Mira Tollan.", ELSEWHERE, BRIDGE, bare_answer="subjects")
+    assert not missing_facts("Mira Tollan.", ON_SUBJECT, BRIDGE, bare_answer="subjects")
+    # not in use: the answer stands on its words alone
+    assert unsaid_subjects("Mira Tollan.", ELSEWHERE, BRIDGE) == []
+    assert check_claim("Mira Tollan [1].", [1], [ELSEWHERE], None, question=BRIDGE).supported
+
+
+def test_with_subjects_a_sentence_restating_the_subject_is_unaffected() -> None:
+    claim = "Mira Tollan designed the Korvath Bridge."
+    assert unsaid_subjects(claim, ELSEWHERE, BRIDGE, "subjects") == []
+    assert missing_facts(claim, ELSEWHERE, BRIDGE, bare_answer="subjects") == \
+        missing_facts(claim, ELSEWHERE, BRIDGE, bare_answer="off")
+    # a question naming no subject, and a claim longer than a bare answer, are left alone
+    assert unsaid_subjects("Mira Tollan.", ELSEWHERE, "who designed the lighthouse?",
+                           "subjects") == []
+    long = "The engineer who designed it trained in Dunmore and worked there for years."
+    assert unsaid_subjects(long, ELSEWHERE, BRIDGE, "subjects") == []
+
+
+def test_with_subjects_a_multi_hop_answer_takes_its_subject_from_any_unit_it_cites() -> None:
+    # the bridge page holding the answer does not name the question's first subject
+    question = "Who founded the company that built the Korvath Bridge?"
+    units = ["The Korvath Bridge was built by Ostmark Steelworks.",
+             "Ostmark Steelworks was founded by Per Alving."]
+    assert missing_facts("Per Alving.", units[1], question, bare_answer="subjects")
+    assert not missing_facts("Per Alving.", "\n".join(units), question, bare_answer="subjects")
 
 
 def test_a_verification_reply_vetoes_only_when_it_says_no() -> None:
