@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from archivist.agent.research.table_result import empty_result_hint, labelled_query
+from archivist.agent.research.table_result import (
+    empty_result_hint,
+    labelled_query,
+    ranked_total_hint,
+)
 from archivist.index.table_store import StoredTable
 
 OBLIGATIONS = StoredTable(
@@ -58,3 +62,13 @@ def test_an_empty_result_with_no_visible_mistake_has_no_hint() -> None:
     assert empty_result_hint("SELECT item FROM results WHERE item = 'Net sales' AND "
                              "y2023 > 100000", [RESULTS]) == ""
     assert empty_result_hint("SELECT item FROM results WHERE section = 'Other'", [RESULTS]) == ""
+
+
+def test_a_ranking_that_put_the_total_row_first_is_told_to_leave_it_out() -> None:
+    query = "SELECT obligation, total FROM obligations ORDER BY total DESC LIMIT 1"
+    hint = ranked_total_hint(query, [OBLIGATIONS], ["Total", 9100])
+    assert "'Total', which sums the rows above it" in hint
+    assert "WHERE obligation NOT LIKE 'Total%'" in hint
+    assert ranked_total_hint(query, [OBLIGATIONS], ["Debt", 5200]) == ""
+    assert ranked_total_hint("SELECT obligation, total FROM obligations WHERE total > 1",
+                             [OBLIGATIONS], ["Total", 9100]) == ""  # no ranking

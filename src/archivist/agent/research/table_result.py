@@ -8,7 +8,8 @@ row-label column first and the column it orders by last, so each result row says
 line it is and the figure that ranked it. Queries over several tables, with an aggregate,
 ``DISTINCT``, ``GROUP BY`` or a compound ``SELECT`` are left as they are (a label beside
 an aggregate would name an arbitrary row). A query that returned no rows gets the reason
-it may have found none (:func:`empty_result_hint`) for its one retry.
+it may have found none (:func:`empty_result_hint`) for its one retry, and so does a ranking
+that put a Total row first (:func:`ranked_total_hint`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import difflib
 import re
 from collections.abc import Sequence
 
+from archivist.agent.text import PERIOD_YEAR
 from archivist.index.table_store import StoredTable, quote
 
-__all__ = ["empty_result_hint", "labelled_query"]
+__all__ = ["empty_result_hint", "labelled_query", "ranked_total_hint"]
 
 _AGGREGATE = re.compile(r"\b(?:sum|count|avg|min|max|total|group_concat|string_agg)\s*\(|"
                         r"\bover\s*\(", re.IGNORECASE)
@@ -105,7 +107,7 @@ def labelled_query(query: str, tables: Sequence[StoredTable]) -> str | None:
 
 _EQUALS_TEXT = re.compile(r"""(?:"([^"]+)"|\b([A-Za-z_]\w*))\s*(?:=|\blike\b)\s*'((?:[^']|'')*)'""",
                           re.IGNORECASE)
-_EQUALS_YEAR = re.compile(r"""(?:"([^"]+)"|\b([A-Za-z_]\w*))\s*=\s*((?:19|20)\d{2})\b""")
+_EQUALS_YEAR = re.compile(rf"""(?:"([^"]+)"|\b([A-Za-z_]\w*))\s*=\s*({PERIOD_YEAR})\b""")
 _SHOWN_LABELS = 12
 
 
@@ -138,3 +140,23 @@ def empty_result_hint(query: str, tables: Sequence[StoredTable]) -> str:
             reasons.append(f"{column} holds the figures of {match.group(3)}, not the year: "
                            f"select {column} and do not compare it with {match.group(3)}")
     return "\n".join(reasons)
+
+
+_TOTAL_ROW = re.compile(r"\s*total\b", re.IGNORECASE)
+_RANKING = re.compile(r"\border\s+by\b.*\blimit\b", re.IGNORECASE | re.DOTALL)
+
+
+def ranked_total_hint(query: str, tables: Sequence[StoredTable], first: Sequence[object]
+                      ) -> str:
+    """Why a ranking whose first row (``first``) is a Total row is wrong, or ``""``.
+
+    A Total row sums the rows above it, so it tops every ranking of their figures; the
+    hint names the row-label column to leave it out by.
+    """
+    if not first or not isinstance(first[0], str) or not _TOTAL_ROW.match(first[0]) or \
+            not _RANKING.search(query):
+        return ""
+    column = next((t.columns[0] for t in tables if t.columns and first[0] in t.row_labels),
+                  "the label column")
+    return (f"the first row is '{first[0]}', which sums the rows above it: leave it out of a "
+            f"ranking (WHERE {column} NOT LIKE 'Total%')")

@@ -34,7 +34,11 @@ from archivist.agent.research.table_choice import (
     names_a_year,
     relevant_tables,
 )
-from archivist.agent.research.table_result import empty_result_hint, labelled_query
+from archivist.agent.research.table_result import (
+    empty_result_hint,
+    labelled_query,
+    ranked_total_hint,
+)
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import scoped_documents
@@ -345,8 +349,8 @@ class TablePath:
                index: int, asked: str = "") -> tuple[SqlResult | None, str]:
         """Ask for a query, run it, retry once with the error; ``(None, "")`` if both fail.
 
-        A first query that returns no rows for a reason :func:`empty_result_hint` names is
-        retried with it too.
+        A first query that returns no rows for a reason :func:`empty_result_hint` names, or
+        ranks a Total row first (:func:`ranked_total_hint`), is retried with it too.
 
         ``asked``: the user's instructions as the prompt shows them (``instructions_block``).
         """
@@ -367,10 +371,11 @@ class TablePath:
                 hint = column_hint(str(exc), tables)
                 error = f"{exc}\n{hint}" if hint else str(exc)
             else:
-                hint = empty_result_hint(query, tables) if not found.rows and attempt == 1 else ""
+                hint = "" if attempt == 2 else empty_result_hint(query, tables) \
+                    if not found.rows else ranked_total_hint(query, tables, found.rows[0])
                 if not hint:
                     return found, query
-                error = f"it returned no rows.\n{hint}"
+                error = f"it returned no rows.\n{hint}" if not found.rows else hint
                 emit_step(StepKind.SQL_ERROR, error, attempt=attempt, sub_question=index)
             messages += [AIMessage(message_text(reply.content)),
                          HumanMessage(prompts.SQL_RETRY.format(error=error))]
