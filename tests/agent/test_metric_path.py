@@ -147,3 +147,30 @@ def test_a_quarter_the_statements_hold_no_column_for_is_not_answered_by_the_year
     assert fallback["detail"] == ("the statements have no column for Q2 of fiscal 2023: "
                                   "answering by the usual path")
     assert not steps(events, "metric")
+
+
+def test_a_line_item_and_its_change_are_read_from_the_statements(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel(), "small")) as service:
+        value = run(service, "What was Tallowmere Outfitters' operating income in fiscal 2023?")
+        change = run(service, "By how much did Tallowmere Outfitters' net sales grow from "
+                              "fiscal 2022 to fiscal 2023?")
+    answer = done(value)["answer"]
+    assert "read from the 10-K statements: 1,363.00" in answer
+    assert "Operating income, fiscal 2023: 1,363 [1.pdf, p. 2]" in answer
+    assert not steps(value, "search")  # read before any search
+    answer = done(change)["answer"]
+    assert "= 8,640 - 7,910\n= 730.00" in answer
+    assert "Net sales, fiscal 2022: 7,910 [1.pdf, p. 2]" in answer
+
+
+def test_three_months_the_statements_hold_no_column_for_are_not_answered_by_the_year(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel())) as service:
+        events = run(service, "What were Tallowmere Outfitters' net sales in the three months "
+                              "ended May 31, 2023?")
+    (fallback,) = steps(events, "metric_fallback")
+    assert "no column for the three months ended May 31, 2023" in fallback["detail"]
+    assert not steps(events, "metric")

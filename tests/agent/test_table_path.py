@@ -186,3 +186,31 @@ def test_the_rounding_and_unit_asked_reach_the_query_and_the_result(
     assert asked in answer_prompt
     assert "918,341.7" in answer_prompt and "918,341.6667" not in answer_prompt  # 2,755,025 / 3
     assert "918,341.7" in done(events)["answer"]
+
+
+def test_a_ranking_of_labels_alone_is_answered_with_the_figure_it_ranked_by(
+    make_service, table_library: Application,
+) -> None:
+    llm = table_model("SELECT segment FROM segments ORDER BY revenues DESC LIMIT 1")
+    events = run(make_service(llm, library=table_library),
+                 "Which segment had the largest revenues?")
+    queries = [s["detail"] for s in steps(events, "sql")]
+    assert queries[-1] == ('SELECT segment, "revenues" FROM segments ORDER BY revenues DESC '
+                           "LIMIT 1")
+    assert "Domestic streaming | 6,153,025" in done(events)["answer"]
+
+
+def test_an_empty_result_is_retried_once_with_the_labels_the_table_has(
+    make_service, table_library: Application,
+) -> None:
+    llm = table_model("SELECT revenues FROM segments WHERE segment = 'Domestic'",
+                      "SELECT segment, revenues FROM segments WHERE segment = "
+                      "'Domestic streaming'")
+    events = run(make_service(llm, library=table_library),
+                 "How much revenue did the domestic streaming segment earn?")
+    (error,) = steps(events, "sql_error")
+    assert "no row labelled 'Domestic'" in error["detail"]
+    retry = next(c.text for c in llm.calls if "That query failed" in c.text)
+    assert "'Domestic streaming'" in retry.split("That query failed", 1)[1]
+    assert [s["attempt"] for s in steps(events, "sql")] == [1, 2]
+    assert "6,153,025" in done(events)["answer"]

@@ -70,6 +70,15 @@ _GROWTH_BEFORE = re.compile(
 _GROWTH_VERB = re.compile(
     r"\bby (?:what|how much) (?:percent(?:age)?|%) did (.+?)\s+(?:grow|increase|decrease|"
     r"decline|change|rise|fall)\b", re.I)
+_LOOKUP = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s*\??\s*$", re.I)
+_CHANGE_BY = re.compile(r"^\s*by how much did\s+(?P<item>.+?)\s+(?:grow|increase|decrease|"
+                        r"decline|change|rise|fall)\b", re.I)
+_ITEM_END = re.compile(r"\s*\(.*$|\s+(?:in|for|during|at|as of|on|from|between|over|"
+                       r"compared|versus|vs)\b.*$|[?,;:].*$", re.I)
+_OF_COMPANY = re.compile(r"\s+of\s+[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*)*$")
+_OWNER = re.compile(r"^(?:the\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+")
+_YEAR_WORDS = re.compile(r"\b(?:FY\s?'?\d{2,4}|fiscal(?: year)? (?:19|20)\d{2}|(?:19|20)\d{2})\b"
+                         r"|\s+(?:amount|figure|value)$", re.I)
 _PHRASE_END = re.compile(r"\s+(?:from|between|in|for|during|over|at|year[- ]over[- ]year|yoy|"
                          r"compared|versus|vs)\b.*$|[?,;:].*$", re.I)
 
@@ -153,6 +162,42 @@ def _growth_of(question: str) -> str | None:
     return None
 
 
+def _item_of(phrase: str) -> str | None:
+    """The line item a phrase names ("Amcor's FY2023 net sales"), with no other words."""
+    item = _OF_COMPANY.sub("", _ITEM_END.sub("", phrase))
+    item = _OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item
+    item = " ".join(_YEAR_WORDS.sub(" ", item).split())
+    item = re.sub(r"^(?:the|its)\s+", "", item, flags=re.I)
+    for named in (item, re.sub(r"^net\s+", "", item, flags=re.I)):
+        if named and concept_named(named) is not None:
+            return named
+    return None
+
+
+def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
+    """A line item's value in one year, or its change from the year before.
+
+    "What was X's operating income in 2023?" asks the value, "By how much did X's net
+    sales grow from 2022 to 2023?" the change. Only a question naming the line item alone
+    (no segment, no other qualifier) is one.
+    """
+    if _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked) or _RATIO_OF.search(asked) or \
+            _MULTI_YEAR.search(asked):
+        return None
+    change = _CHANGE_BY.search(asked)
+    if change is not None:
+        item = _item_of(change.group("item"))
+        if item is None or not years or len(years) > 2 or years[-1] - years[0] > 1:
+            return None
+        return AskedMetric(f"change in {item}", f"{item} - prior {item}", unit="amount",
+                           year=years[-1])
+    lookup = _LOOKUP.match(asked)
+    if lookup is None or len(years) != 1 or _COMPARED.search(asked):
+        return None
+    item = _item_of(lookup.group("item"))
+    return AskedMetric(item, item, unit="amount", year=years[0]) if item else None
+
+
 def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | None, str]:
     """The metric ``question`` asks for (``definitions``: the instructions given with it).
 
@@ -165,7 +210,7 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
     key = standard_metric(asked)
     growth = None if defined or key else _growth_of(asked)
     if not (defined or key or growth):
-        return None, ""
+        return _line_item_asked(asked, years), ""
     if _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked):
         return None, "the question asks about more than the metric's value"
     if growth:

@@ -10,8 +10,9 @@ from pydantic import ValidationError
 
 from archivist.agent.answer import STEPS
 from archivist.agent.policy import ANSWER_STEPS, CAPABLE, SMALL, Policy, policy_for
-from archivist.agent.question.analysis import Asked
+from archivist.agent.question.analysis import Asked, review
 from archivist.agent.question.depth import Depth, depth_of, plan_without_model
+from archivist.agent.state import QuestionAnalysis
 from archivist.llm.capabilities import ModelProfile
 from archivist.settings.agent import AgentSettings, CheckName
 
@@ -78,3 +79,28 @@ def test_the_setting_names_exactly_the_checks_and_the_answer_steps() -> None:
         "bridge_hop", "verify"]
     with pytest.raises(ValidationError):
         AgentSettings(disabled_checks=["no_such_check"])
+
+
+def test_one_figure_over_what_a_question_joins_is_researched_whole() -> None:
+    for question in ("What were the combined 2022 sales of the Alder and Birch divisions?",
+                     "Which was Kestrel's largest cost in 2021: rent, wages, or freight?",
+                     "Which Kestrel division earned more in 2022, and how much?",
+                     "In kestrel_results.xlsx, what are the Q1 and Q2 sales added together?"):
+        plan = plan_without_model(Asked(question=question))
+        assert plan is not None and plan.sub_questions == [question], question
+        joined = " and " in question or ", and" in question  # else never split anyway
+        assert not joined or "no_split" in [kind for kind, _, _ in plan.steps], question
+    # two things asked, no figure over them: still the model's to split
+    assert plan_without_model(Asked(question="What were Kestrel's revenues and net income?")) \
+        is None
+
+
+def test_a_small_models_split_of_one_figure_is_undone() -> None:
+    question = "Which Kestrel division earned more in 2022, and how much?"
+    split = QuestionAnalysis(sub_questions=["Which Kestrel division earned more in 2022?",
+                                            "How much?"])
+    plan = review(Asked(question=question, fresh=False), split, checks=True)
+    assert plan.sub_questions == [question]
+    assert "no_split" in [kind for kind, _, _ in plan.steps]
+    assert review(Asked(question=question), split, checks=False).sub_questions == \
+        split.sub_questions

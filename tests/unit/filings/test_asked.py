@@ -63,7 +63,7 @@ def test_a_metric_named_without_one_years_value_asked_says_why(question: str,
 
 
 def test_a_question_naming_no_metric() -> None:
-    assert _asked("What were Brindlewood's net revenues in 2024?") == (None, "")
+    assert _asked("What were Brindlewood's store openings in 2024?") == (None, "")
     assert _asked("What is the EBITDA margin for FY2024?") == (None, "")  # not a standard one
 
 
@@ -113,3 +113,33 @@ def test_an_amount_asked_as_a_share_of_another_is_not_the_amount() -> None:
     metric, reason = _asked("What is Brindlewood's FY2024 capital expenditure as a percentage "
                             "of revenue?")
     assert metric is None and "ratio of the metric" in reason
+
+
+def test_a_line_item_of_one_year_is_asked_as_itself() -> None:
+    for question, item, year in (
+            ("What was Quillfeather Mills' operating income in fiscal 2022?",
+             "operating income", 2022),
+            ("What is Quillfeather Mills' FY2021 total revenue?", "total revenue", 2021),
+            ("What were Quillfeather's total assets at March 31, 2023?", "total assets", 2023),
+            ("What was the FY2020 net income of Quillfeather Mills?", "net income", 2020)):
+        metric, reason = _asked(question)
+        assert metric == AskedMetric(item, item, unit="amount", year=year), question
+        assert reason == ""
+
+
+def test_the_change_of_a_line_item_from_one_year_to_the_next_is_asked() -> None:
+    metric, _ = _asked("By how much did Quillfeather Mills' net interest expense increase "
+                       "from fiscal 2021 to fiscal 2022?")
+    assert metric == AskedMetric("change in interest expense",
+                                 "interest expense - prior interest expense", unit="amount",
+                                 year=2022)
+
+
+def test_a_line_item_with_other_words_or_years_is_no_lookup() -> None:
+    for question in ("What was Quillfeather Mills' paper segment revenue in 2022?",
+                     "What were Quillfeather Mills' export revenues in 2022?",
+                     "What were Quillfeather Mills' revenues in 2021 and 2022?",
+                     "By how much did Quillfeather Mills' revenues grow from 2019 to 2022?",
+                     "What was Quillfeather Mills' adjusted operating income in 2022?",
+                     "Why did Quillfeather Mills' net income fall in 2022?"):
+        assert _asked(question) == (None, ""), question

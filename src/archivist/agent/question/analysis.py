@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from archivist.agent.question.one_figure import asks_one_figure
 from archivist.agent.state import QuestionAnalysis
 from archivist.agent.steps import StepKind
 from archivist.stopwords import DATE_WORDS, content_words
@@ -368,6 +369,9 @@ def review(asked: Asked, parsed: QuestionAnalysis, *, checks: bool) -> Plan:
 def _corrected(asked: Asked, subs: list[str], plan: Plan) -> list[str]:
     question, rounds = asked.question, asked.rounds
     parts = clause_parts(question) if not rounds else [question]
+    if len(subs) > 1 and asks_one_figure(question, parts):
+        plan.note(StepKind.NO_SPLIT, "one figure over what the question joins: kept whole")
+        subs = [question]
     if len(subs) > 1 and len(parts) > 1 and len(subs) != len(parts):
         # parts that each ask on their own are split by code: the 1.5B model split
         # "..., and how do I save a data frame as a CSV file?" into "What is a CSV file?" and more

@@ -34,6 +34,7 @@ from archivist.agent.question.analysis import (
     looks_compound,
 )
 from archivist.agent.question.document import whole_document
+from archivist.agent.question.one_figure import asks_one_figure
 from archivist.agent.steps import StepKind
 
 
@@ -78,6 +79,11 @@ def plan_without_model(asked: Asked) -> Plan | None:
         plan.clarification = clarifying_question(question)
         return plan
     parts = clause_parts(question)
+    if asks_one_figure(question, parts) and (len(parts) > 1 or looks_compound(question)):
+        plan.sub_questions = [question]
+        plan.note(StepKind.ROUTE, "documents")
+        plan.note(StepKind.NO_SPLIT, "one figure over what the question joins: kept whole")
+        return plan
     if len(parts) > 1:
         subs = [keep_subjects(question, p) for p in parts[: asked.max_sub_questions]]
         plan.sub_questions = subs

@@ -12,6 +12,7 @@ question goes on by the usual path; nothing is guessed.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -20,6 +21,7 @@ from archivist.agent.question.answer_format import AnswerFormat, answer_format
 from archivist.agent.quoting import quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, timed
+from archivist.agent.text import PERIOD_YEAR
 from archivist.agent.tools import scoped_documents
 from archivist.filings.asked import AskedMetric, asked_metric
 from archivist.filings.metrics import (
@@ -30,7 +32,7 @@ from archivist.filings.metrics import (
     growth,
     round_half_up,
 )
-from archivist.filings.periods import MONTHS, quarter_end
+from archivist.filings.periods import MONTHS, parse_date, quarter_end
 from archivist.filings.scope import named_quarters
 from archivist.filings.statements import STATEMENTS
 from archivist.index.retriever import DocumentSource, Retriever, TableSource
@@ -44,6 +46,8 @@ DEFAULT_DECIMALS = 2
 _SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 _MONTH_NAMES = {number: name.capitalize() for name, number in MONTHS.items() if len(name) > 3
                 or name == "may"}
+_MONTHS_ENDED = re.compile(r"\b(three|3|six|6|nine|9)[- ]months?\s+(?:ended|ending)\s+"
+                           rf"([A-Z][a-z]+\.?\s+\d{{1,2}},?\s+{PERIOD_YEAR})", re.I)
 _SPANS = {"q": "three months ended", "m6_": "six months ended", "m9_": "nine months ended"}
 
 
@@ -206,7 +210,19 @@ def _fallback(reason: str, index: int) -> dict[str, Any]:
 
 def _period(question: str, year: int, record: DocumentRecord, statements: StatementFigures
             ) -> tuple[Period | None, str]:
-    """The fiscal year asked, or the three-month column of the one quarter it names."""
+    """The fiscal year asked, or the three-month column of the one quarter it names.
+
+    A quarter is named as ``Q4``, ``fourth quarter`` or ``three months ended June 30, 2023``.
+    """
+    span = _MONTHS_ENDED.search(question)
+    if span is not None:  # "the three months ended June 30, 2023": that quarter's column
+        end = parse_date(span.group(2))
+        if end is None or span.group(1).lower() not in ("three", "3"):
+            return None, f"the statements are not read for the {span.group(0)}"
+        column = statements.quarter_column(end)
+        if column is None:
+            return None, f"the statements have no column for the {span.group(0)}"
+        return column, ""
     quarters = named_quarters(question)
     if not quarters:
         return year, ""
@@ -243,6 +259,9 @@ def answer_text(result: MetricResult, shown: str, record: DocumentRecord, year: 
     name = result.metric[:1].upper() + result.metric[1:]
     scale = f" (in {unit})" if unit else ""
     when = f"fiscal {year}" if isinstance(year, int) else f"the {period_label(year)}"
+    if len(result.inputs) == 1 and result.worked == f"{result.inputs[0].value:,.10g}":
+        return (f"{name}{company} for {when}, read from the {form}statements: {shown}.\n"
+                f"Figure{scale}: {figures}.")
     return (f"{name}{company} for {when}, computed from the {form}statements:\n"
             f"{result.metric} = {result.formula}\n= {result.worked}\n= {shown}\n"
             f"Figures{scale}: {figures}.")

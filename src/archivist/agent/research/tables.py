@@ -6,9 +6,10 @@ is first tried on the tables (``index/table_store.py``). The tables that match i
 (caption, section, columns and row labels against its words, and the pages the evidence
 came from) are shown to the model with their columns, row labels and a few rows; it
 writes one SELECT, which runs read-only (``index/table_sql.py``). A failing query gets
-one retry with SQLite's message; a second failure, or an empty result, falls back to the
-text path. The answer is written from the result, and cites the table's document and
-pages; the query is a visible step.
+one retry with SQLite's message, an empty result one with the reason it may be empty; a
+second failure, or an empty result, falls back to the text path. The result's rows carry
+their labels (``table_result.py``). The answer is written from the result, and cites the
+table's document and pages; the query is a visible step.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ from archivist.agent.research.table_choice import (
     holds_table_rows,
     names_a_year,
     relevant_tables,
+)
+from archivist.agent.research.table_result import (
+    empty_result_hint,
+    labelled_query,
+    ranked_total_hint,
 )
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
@@ -254,6 +260,8 @@ class TablePath:
             emit_step(StepKind.TABLE_FALLBACK, f"{reason}: answering from the passages",
                       sub_question=index)
             return {"table_tried": True}
+        picked = query  # what the model's query picked, before its rows were labelled
+        result, query = self._labelled(query, chosen, result, index)
         used = [t for t in chosen if t.name in query] or chosen
         decimals = answer_format(instructions or []).decimals
         shown = _grid(result.columns, result.rows[:RESULT_ROWS], decimals)
@@ -265,7 +273,8 @@ class TablePath:
         ])
         items = [self._evidence(t, index, query, shown) for t in used]
         written = message_text(reply.content).strip()
-        if written and not self._supported(question, written, used, query, result, decimals):
+        if written and not self._supported(question, written, used, query, result, decimals,
+                                           picked):
             emit_step(StepKind.TABLE_FALLBACK, "the answer does not say what the query's result "
                       f"shows ({quote_data(written[:160])}): answering from the passages",
                       sub_question=index)
@@ -282,8 +291,29 @@ class TablePath:
         result = self.source.query_tables([table], f"SELECT * FROM {quote(table.name)}")
         return [value for row in result.rows for value in row]
 
+    def _labelled(self, query: str, tables: list[StoredTable], result: SqlResult,
+                  index: int) -> tuple[SqlResult, str]:
+        """The result with each row's label and ranking figure (:func:`labelled_query`).
+
+        The model's own result and query when there is nothing to add, or the labelled
+        query fails or returns other rows.
+        """
+        assert self.source is not None
+        better = labelled_query(query, tables)
+        if better is None:
+            return result, query
+        try:
+            found = self.source.query_tables(tables, better)
+        except SqlError:
+            return result, query
+        if len(found.rows) != len(result.rows):
+            return result, query
+        emit_step(StepKind.SQL, better, sub_question=index, labelled=True)
+        return found, better
+
     def _supported(self, question: str, answer: str, used: list[StoredTable], query: str,
-                   result: SqlResult, decimals: int | None = None) -> bool:
+                   result: SqlResult, decimals: int | None = None,
+                   picked: str | None = None) -> bool:
         """Whether a sentence of the answer is backed by the query and its result.
 
         The same check as every written sentence (``claims.py``): its numbers and names
@@ -294,6 +324,8 @@ class TablePath:
         result holds also passes when the query picks what the question names. The names
         the query gives its results are the model's words, not evidence: they are left
         out (``COUNT(*) AS shares_repurchased`` backed "Halvard repurchased 1 share").
+        ``picked`` is the model's query when ``query`` is it with the row labels added:
+        what is picked is judged on the model's.
         """
         columns = [c for t in used for c in t.columns]
         aliases = query_aliases(query, columns)
@@ -302,7 +334,8 @@ class TablePath:
                       result.rows[:RESULT_ROWS], decimals)
         units = [_evidence_text(t, plain, shown) for t in used]
         cited = list(range(1, len(units) + 1))
-        on_topic = query_picks_what_is_asked(query, question, [t.name for t in used], columns)
+        on_topic = query_picks_what_is_asked(picked or query, question, [t.name for t in used],
+                                             columns)
         for sentence, _ in split_claims(answer):
             if check_claim(sentence, cited, units, self.embedder, question=question).supported:
                 return True
@@ -315,6 +348,9 @@ class TablePath:
     def _query(self, question: str, described: str, tables: list[StoredTable],
                index: int, asked: str = "") -> tuple[SqlResult | None, str]:
         """Ask for a query, run it, retry once with the error; ``(None, "")`` if both fail.
+
+        A first query that returns no rows for a reason :func:`empty_result_hint` names, or
+        ranks a Total row first (:func:`ranked_total_hint`), is retried with it too.
 
         ``asked``: the user's instructions as the prompt shows them (``instructions_block``).
         """
@@ -329,13 +365,20 @@ class TablePath:
             query = extract_sql(message_text(reply.content))
             emit_step(StepKind.SQL, query, attempt=attempt, sub_question=index)
             try:
-                return self.source.query_tables(tables, query), query
+                found = self.source.query_tables(tables, query)
             except SqlError as exc:
                 emit_step(StepKind.SQL_ERROR, str(exc), attempt=attempt, sub_question=index)
                 hint = column_hint(str(exc), tables)
-                messages += [AIMessage(message_text(reply.content)),
-                             HumanMessage(prompts.SQL_RETRY.format(
-                                 error=f"{exc}\n{hint}" if hint else exc))]
+                error = f"{exc}\n{hint}" if hint else str(exc)
+            else:
+                hint = "" if attempt == 2 else empty_result_hint(query, tables) \
+                    if not found.rows else ranked_total_hint(query, tables, found.rows[0])
+                if not hint:
+                    return found, query
+                error = f"it returned no rows.\n{hint}" if not found.rows else hint
+                emit_step(StepKind.SQL_ERROR, error, attempt=attempt, sub_question=index)
+            messages += [AIMessage(message_text(reply.content)),
+                         HumanMessage(prompts.SQL_RETRY.format(error=error))]
         return None, ""
 
     def _evidence(self, table: StoredTable, index: int, query: str, result: str) -> Evidence:

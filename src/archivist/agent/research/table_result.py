@@ -1,0 +1,162 @@
+"""A table query's result rows named by their row labels and the figure they are ranked by.
+
+A query that picks figures without the row-label column (``SELECT y2023 - y2022 FROM t``)
+returns numbers no reader can tell apart, and one that ranks rows but selects only their
+labels (``SELECT item FROM t ORDER BY total DESC LIMIT 1``) returns a name without the
+figure that put it first. :func:`labelled_query` is the same query with the table's
+row-label column first and the column it orders by last, so each result row says which
+line it is and the figure that ranked it. Queries over several tables, with an aggregate,
+``DISTINCT``, ``GROUP BY`` or a compound ``SELECT`` are left as they are (a label beside
+an aggregate would name an arbitrary row). A query that returned no rows gets the reason
+it may have found none (:func:`empty_result_hint`) for its one retry, and so does a ranking
+that put a Total row first (:func:`ranked_total_hint`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+from archivist.agent.text import PERIOD_YEAR
+from archivist.index.table_store import StoredTable, quote
+
+__all__ = ["empty_result_hint", "labelled_query", "ranked_total_hint"]
+
+_AGGREGATE = re.compile(r"\b(?:sum|count|avg|min|max|total|group_concat|string_agg)\s*\(|"
+                        r"\bover\s*\(", re.IGNORECASE)
+_NOT_ONE_TABLE = re.compile(r"\b(?:join|group\s+by|union|intersect|except|having)\b",
+                            re.IGNORECASE)
+_SELECT = re.compile(r"^\s*select\s+", re.IGNORECASE)
+_DISTINCT = re.compile(r"^\s*(?:distinct|all)\b", re.IGNORECASE)
+_NAME = re.compile(r'\s*("(?:[^"]|"")+"|`[^`]+`|\[[^\]]+\]|[A-Za-z_][A-Za-z0-9_]*)')
+_ORDER = re.compile(r'\border\s+by\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_]*)\s*(?:asc|desc)?'
+                    r"\s*(?:limit\b|$)", re.IGNORECASE)
+
+
+def _top_level(text: str) -> str:
+    """``text`` with what is inside parentheses and quotes blanked (same length)."""
+    out, depth, quote_char = [], 0, ""
+    for char in text:
+        if quote_char:
+            out.append(" ")
+            quote_char = "" if char == quote_char else quote_char
+        elif char in "'\"`":
+            quote_char = char
+            out.append(" ")
+        elif char == "(":
+            depth += 1
+            out.append(" ")
+        elif char == ")":
+            depth = max(0, depth - 1)
+            out.append(" ")
+        else:
+            out.append(char if depth == 0 else " ")
+    return "".join(out)
+
+
+def _bare(name: str) -> str:
+    if name[:1] in "\"`[":
+        return name[1:-1].replace('""', '"')
+    return name
+
+
+def _names(text: str, column: str) -> bool:
+    """Whether the SQL ``text`` names ``column`` (bare or quoted)."""
+    pattern = rf'(?<![\w"]){re.escape(column)}(?![\w"])|"{re.escape(column)}"'
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def labelled_query(query: str, tables: Sequence[StoredTable]) -> str | None:
+    """``query`` selecting the row labels first and its ORDER BY column last, or ``None``.
+
+    ``None`` when nothing is to add (it selects the labels and the ordering column, or
+    ``*``), or when the query is not a plain SELECT of figures from one of ``tables``.
+    """
+    start = _SELECT.match(query)
+    if start is None:
+        return None
+    flat = _top_level(query)
+    found = re.search(r"\bfrom\b", flat[start.end():], re.IGNORECASE)
+    if found is None or _NOT_ONE_TABLE.search(flat):
+        return None
+    at = start.end() + found.start()
+    chosen = query[start.end():at]
+    if _DISTINCT.match(chosen) or _AGGREGATE.search(chosen) or \
+            "*" in _top_level(chosen):
+        return None
+    named = _NAME.match(query, at + len(found.group(0)))
+    table = next((t for t in tables if named and _bare(named.group(1)) == t.name), None)
+    if table is None or not table.columns or (table.kinds and table.kinds[0] != "text"):
+        return None
+    assert named is not None
+    after = flat[named.end():].lstrip()
+    if after and not re.match(r"(?:as\s+\w+\s*)?(?:where|order|limit)\b|\w+\s*(?:where|order|"
+                              r"limit)\b|\w+\s*$", after, re.IGNORECASE):
+        return None  # a comma: more than one table
+    label = table.columns[0]
+    first = "" if _names(chosen, label) else f"{quote(label)}, "
+    ordered = _ORDER.search(query[named.end():])
+    by = _bare(ordered.group(1)) if ordered else ""
+    last = f", {quote(by)}" if by in table.columns and by != label and \
+        not _names(chosen, by) else ""
+    if not first and not last:
+        return None
+    return f"SELECT {first}{chosen.strip()}{last} {query[at:].strip()}"
+
+
+_EQUALS_TEXT = re.compile(r"""(?:"([^"]+)"|\b([A-Za-z_]\w*))\s*(?:=|\blike\b)\s*'((?:[^']|'')*)'""",
+                          re.IGNORECASE)
+_EQUALS_YEAR = re.compile(rf"""(?:"([^"]+)"|\b([A-Za-z_]\w*))\s*=\s*({PERIOD_YEAR})\b""")
+_SHOWN_LABELS = 12
+
+
+def empty_result_hint(query: str, tables: Sequence[StoredTable]) -> str:
+    """Why a query that returned no rows may have found none, or ``""`` when no reason shows.
+
+    Two mistakes are named: a row label the table does not have (``WHERE item = 'Diluted
+    shares'``), answered with the table's labels, the closest first; and a year compared
+    as a value with the column that holds that year's figures (``WHERE y2017 = 2017``).
+    """
+    reasons = []
+    for match in _EQUALS_TEXT.finditer(query):
+        column = match.group(1) or match.group(2)
+        wanted = match.group(3).replace("''", "'").strip("%").lower()
+        for table in tables:
+            if not table.columns or column != table.columns[0] or not table.row_labels:
+                continue
+            labels = list(dict.fromkeys(table.row_labels))
+            if any(wanted == label.lower() for label in labels):
+                continue
+            close = difflib.get_close_matches(wanted, [x.lower() for x in labels], n=len(labels),
+                                              cutoff=0.0)
+            ranked = sorted(labels, key=lambda x: close.index(x.lower()))[:_SHOWN_LABELS]
+            reasons.append(f"{table.name} has no row labelled '{match.group(3)}'; its "
+                           f"{column} values include: "
+                           + "; ".join(f"'{label}'" for label in ranked))
+    for match in _EQUALS_YEAR.finditer(query):
+        column = match.group(1) or match.group(2)
+        if match.group(3) in column and any(column in t.columns for t in tables):
+            reasons.append(f"{column} holds the figures of {match.group(3)}, not the year: "
+                           f"select {column} and do not compare it with {match.group(3)}")
+    return "\n".join(reasons)
+
+
+_TOTAL_ROW = re.compile(r"\s*total\b", re.IGNORECASE)
+_RANKING = re.compile(r"\border\s+by\b.*\blimit\b", re.IGNORECASE | re.DOTALL)
+
+
+def ranked_total_hint(query: str, tables: Sequence[StoredTable], first: Sequence[object]
+                      ) -> str:
+    """Why a ranking whose first row (``first``) is a Total row is wrong, or ``""``.
+
+    A Total row sums the rows above it, so it tops every ranking of their figures; the
+    hint names the row-label column to leave it out by.
+    """
+    if not first or not isinstance(first[0], str) or not _TOTAL_ROW.match(first[0]) or \
+            not _RANKING.search(query):
+        return ""
+    column = next((t.columns[0] for t in tables if t.columns and first[0] in t.row_labels),
+                  "the label column")
+    return (f"the first row is '{first[0]}', which sums the rows above it: leave it out of a "
+            f"ranking (WHERE {column} NOT LIKE 'Total%')")

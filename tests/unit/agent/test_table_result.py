@@ -1,0 +1,74 @@
+"""A table query's result rows named by their labels; why an empty result may be empty."""
+
+from __future__ import annotations
+
+from archivist.agent.research.table_result import (
+    empty_result_hint,
+    labelled_query,
+    ranked_total_hint,
+)
+from archivist.index.table_store import StoredTable
+
+OBLIGATIONS = StoredTable(
+    "d1_0", "c", "d1", "obligations", "Contractual obligations (in thousands)", [], 31, 31,
+    "thousands", ["obligation", "total", "within_1_year"], ["", "Total", "Less than 1 year"],
+    ["text", "number", "number"], 4, ["Leases", "Debt", "Purchase obligations", "Total"])
+RESULTS = StoredTable(
+    "d1_1", "c", "d1", "results", "Selected results", [], 2, 2, "millions",
+    ["item", "section", "y2023", "y2022"], ["", "", "2023", "2022"],
+    ["text", "text", "number", "number"], 3, ["Net sales", "Cost of sales", "Gross profit"])
+
+
+def test_a_query_of_bare_figures_gets_the_row_labels_first() -> None:
+    assert labelled_query("SELECT y2023 - y2022 FROM results", [OBLIGATIONS, RESULTS]) == \
+        'SELECT "item", y2023 - y2022 FROM results'
+    assert labelled_query("SELECT total FROM obligations WHERE total > 5", [OBLIGATIONS]) == \
+        'SELECT "obligation", total FROM obligations WHERE total > 5'
+
+
+def test_a_ranking_that_selects_only_labels_gets_the_figure_it_ranks_by() -> None:
+    query = "SELECT obligation FROM obligations ORDER BY total DESC LIMIT 1"
+    assert labelled_query(query, [OBLIGATIONS]) == \
+        'SELECT obligation, "total" FROM obligations ORDER BY total DESC LIMIT 1'
+
+
+def test_aggregates_joins_distinct_and_complete_queries_are_left_alone() -> None:
+    for query in ("SELECT SUM(total) FROM obligations",
+                  "SELECT count(*) FROM obligations WHERE obligation <> 'Total'",
+                  "SELECT DISTINCT total FROM obligations",
+                  "SELECT * FROM obligations",
+                  "SELECT obligation, total FROM obligations ORDER BY total DESC LIMIT 1",
+                  "SELECT o.total FROM obligations o, results r",
+                  "SELECT o.total FROM obligations o JOIN results r ON 1",
+                  "SELECT y2023 FROM results GROUP BY section",
+                  "SELECT y2023 FROM elsewhere",
+                  "WITH x AS (SELECT total FROM obligations) SELECT total FROM x"):
+        assert labelled_query(query, [OBLIGATIONS, RESULTS]) is None, query
+
+
+def test_a_row_label_the_table_lacks_is_named_with_the_labels_it_has() -> None:
+    hint = empty_result_hint("SELECT y2023 FROM results WHERE item = 'Net revenue'", [RESULTS])
+    assert "results has no row labelled 'Net revenue'" in hint
+    assert "'Net sales'" in hint and "'Gross profit'" in hint
+    assert hint.index("'Net sales'") < hint.index("'Gross profit'")  # the closest first
+
+
+def test_a_year_compared_with_its_own_column_is_named() -> None:
+    hint = empty_result_hint("SELECT item FROM results WHERE y2023 = 2023", [RESULTS])
+    assert "y2023 holds the figures of 2023" in hint
+
+
+def test_an_empty_result_with_no_visible_mistake_has_no_hint() -> None:
+    assert empty_result_hint("SELECT item FROM results WHERE item = 'Net sales' AND "
+                             "y2023 > 100000", [RESULTS]) == ""
+    assert empty_result_hint("SELECT item FROM results WHERE section = 'Other'", [RESULTS]) == ""
+
+
+def test_a_ranking_that_put_the_total_row_first_is_told_to_leave_it_out() -> None:
+    query = "SELECT obligation, total FROM obligations ORDER BY total DESC LIMIT 1"
+    hint = ranked_total_hint(query, [OBLIGATIONS], ["Total", 9100])
+    assert "'Total', which sums the rows above it" in hint
+    assert "WHERE obligation NOT LIKE 'Total%'" in hint
+    assert ranked_total_hint(query, [OBLIGATIONS], ["Debt", 5200]) == ""
+    assert ranked_total_hint("SELECT obligation, total FROM obligations WHERE total > 1",
+                             [OBLIGATIONS], ["Total", 9100]) == ""  # no ranking
