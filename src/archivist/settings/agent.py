@@ -67,7 +67,7 @@ class AgentSettings(BaseModel):
         "left out (0: the best fill evidence_tokens; default: the model profile's).",
     )
     search_hits_kept: int = Field(
-        default=0, ge=0, le=10,
+        default=4, ge=0, le=10,
         description="A small model's evidence: the first hits of each search kept even when "
         "they do not name the question's subjects, once any hit does (0: only hits that "
         "name them).",
