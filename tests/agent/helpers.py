@@ -77,3 +77,12 @@ def verifier_says(word: str, asked: list[str]):
 def numbered_passages(prompt: str) -> dict[str, str]:
     """The numbered passages of a writing prompt: unit number to text."""
     return dict(re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt, re.DOTALL))
+
+
+def on_subject_only(make_service):
+    """``make_service`` whose first write reads only the passages that name the question's
+    subjects, not the search's first hits too: a hop tested on its own, whatever
+    ``agent.search_hits_kept`` defaults to (that setting has its own tests)."""
+    def factory(*args, **overrides):
+        return make_service(*args, **{"search_hits_kept": 0, **overrides})
+    return factory

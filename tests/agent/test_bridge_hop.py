@@ -12,6 +12,7 @@ from langchain_core.messages import BaseMessage
 from tests.agent.helpers import (
     done,
     ingested_library,
+    on_subject_only,
     run,
     source_names,
     steps,
@@ -31,6 +32,12 @@ DOCS = {  # invented places and people: the founder's birth year is only in her 
 }
 QUESTION = "In what year was the founder of the Zelmar Observatory born?"
 WRITE = "Answer the user's question from the numbered passages"
+
+
+@pytest.fixture
+def make_service(make_service):
+    """The hop alone (see :func:`tests.agent.helpers.on_subject_only`)."""
+    return on_subject_only(make_service)
 
 
 def _writing(writes: list[str], reply: Callable[[dict[str, str]], str]):

@@ -7,12 +7,25 @@ from collections.abc import Iterator
 
 import pytest
 from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, ingested_library, numbered_passages, run, steps
+from tests.agent.helpers import (
+    done,
+    ingested_library,
+    numbered_passages,
+    on_subject_only,
+    run,
+    steps,
+)
 
 from archivist.agent.policy import SMALL
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.testing import CallInfo, ScriptedChatModel
+
+
+@pytest.fixture
+def make_service(make_service):
+    """The hops alone (see :func:`tests.agent.helpers.on_subject_only`)."""
+    return on_subject_only(make_service)
 
 DOCS = {
     "observatory.md": "# Zelmar Observatory\n\nThe Zelmar Observatory stands on the Korvath "
