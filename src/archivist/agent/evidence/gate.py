@@ -128,7 +128,7 @@ def score_gate(
     question: str, items: list[Evidence], keep: int = GATE_KEEP,
     min_coverage: float = GATE_COVERAGE, ratio: float = GATE_RATIO, top_hits: int = 0,
 ) -> tuple[list[Evidence], list[Evidence]]:
-    """The passages kept (at most ``keep``, in rank order) and dropped, by code alone.
+    """The passages kept (at most ``keep + top_hits``, in rank order) and dropped, by code.
 
     Nothing is kept unless the best passage holds ``min_coverage`` of the question's
     words; then every passage within ``ratio`` of the best one's coverage is, best ranked
