@@ -1,4 +1,5 @@
-"""A table query's result rows named by their labels; why an empty result may be empty."""
+"""A table query's result rows named by their labels; why an empty result may be empty;
+a one-row answer states its row's figures."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from archivist.agent.research.table_result import (
     empty_result_hint,
     labelled_query,
     ranked_total_hint,
+    with_result_figures,
 )
+from archivist.index.table_sql import SqlResult
 from archivist.index.table_store import StoredTable
 
 OBLIGATIONS = StoredTable(
@@ -72,3 +75,24 @@ def test_a_ranking_that_put_the_total_row_first_is_told_to_leave_it_out() -> Non
     assert ranked_total_hint(query, [OBLIGATIONS], ["Debt", 5200]) == ""
     assert ranked_total_hint("SELECT obligation, total FROM obligations WHERE total > 1",
                              [OBLIGATIONS], ["Total", 9100]) == ""  # no ranking
+
+
+def test_a_ranking_answered_by_name_alone_gets_the_figure_that_ranked_it() -> None:
+    result = SqlResult(["obligation", "total"], [["Purchase obligations", 4_815_118]])
+    assert with_result_figures("Purchase obligations were the largest. [1]", result, None,
+                               {"thousands"}) == \
+        "Purchase obligations were the largest (total: 4,815,118, in thousands). [1]"
+    assert with_result_figures("Purchase obligations", result, None, {"thousands", "millions"}) \
+        == "Purchase obligations (total: 4,815,118)"
+
+
+def test_an_answer_stating_the_figure_or_a_result_of_many_rows_is_left_alone() -> None:
+    one = SqlResult(["item", "value"], [["Gross profit", 1203.5]])
+    assert with_result_figures("Gross profit was 1,203.5 million.", one, None, ()) == \
+        "Gross profit was 1,203.5 million."
+    assert with_result_figures("Gross profit was 1,203.50 million.", one, 2, ()) == \
+        "Gross profit was 1,203.50 million."
+    many = SqlResult(["item", "y2023"], [["Leases", 10], ["Debt", 20]])
+    assert with_result_figures("Debt was larger.", many, None, ()) == "Debt was larger."
+    labels = SqlResult(["item", "year"], [["Leases", 2023]])  # a year is no figure
+    assert with_result_figures("Leases.", labels, None, ()) == "Leases."

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import Any
 
 from archivist.agent.text import PERIOD_YEAR
+from archivist.filings.metrics import round_half_up
+from archivist.index.table_sql import SqlResult
 from archivist.index.table_store import StoredTable, quote
 
-__all__ = ["empty_result_hint", "labelled_query", "ranked_total_hint"]
+__all__ = ["empty_result_hint", "labelled_query", "ranked_total_hint", "shown_value",
+           "with_result_figures"]
 
 _AGGREGATE = re.compile(r"\b(?:sum|count|avg|min|max|total|group_concat|string_agg)\s*\(|"
                         r"\bover\s*\(", re.IGNORECASE)
@@ -160,3 +164,59 @@ def ranked_total_hint(query: str, tables: Sequence[StoredTable], first: Sequence
                   "the label column")
     return (f"the first row is '{first[0]}', which sums the rows above it: leave it out of a "
             f"ranking (WHERE {column} NOT LIKE 'Total%')")
+
+
+def shown_value(value: Any, decimals: int | None = None) -> str:
+    """A result cell as a reader is shown it: grouped digits, a year as written.
+
+    A float is rounded to ``decimals`` when the instructions ask for them.
+    """
+    if isinstance(value, float) and decimals is not None:  # as the instructions ask
+        return f"{round_half_up(value, decimals):,.{decimals}f}"
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".")
+    if isinstance(value, int):
+        return str(value) if 1900 <= value <= 2100 else f"{value:,}"  # a year, not "2,017"
+    return "" if value is None else str(value)
+
+
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CLOSING_MARKS = re.compile(r"(?:\s*\[[^\]]*\])*\s*$")
+_SHOWN_FIGURES = 3
+
+
+def _is_figure(value: Any) -> bool:
+    return isinstance(value, float) or (
+        isinstance(value, int) and not isinstance(value, bool) and not 1900 <= value <= 2100)
+
+
+def with_result_figures(answer: str, result: SqlResult, decimals: int | None,
+                        units: Collection[str]) -> str:
+    """``answer`` stating the figures of its one-row result when it states none of them.
+
+    A ranking answered by its row's name alone ("Marketing was the largest") leaves out
+    the figure that put the row first, and a reader cannot check it. When the result is
+    one row and the answer holds none of that row's figures, they are added before the
+    answer's closing citation marks as the result shows them (``(fy2017: 1,278,022, in
+    thousands)``; the unit when the tables share one). An answer that states one of
+    them, a result of many rows, or one without figures is returned as it is.
+    """
+    if len(result.rows) != 1:
+        return answer
+    figures = [(column, value) for column, value in zip(result.columns, result.rows[0],
+                                                        strict=False) if _is_figure(value)]
+    if not figures:
+        return answer
+    stated = {d.replace(",", "").rstrip("0").rstrip(".") for d in _DIGITS.findall(answer)}
+    shown = [(column, shown_value(value, decimals)) for column, value in figures]
+    if any(text.replace(",", "").rstrip("0").rstrip(".") in stated for _, text in shown):
+        return answer
+    named = {u.strip() for u in units if u and u.strip()}
+    unit = f", in {named.pop()}" if len(named) == 1 else ""
+    added = "; ".join(f"{column}: {text}" for column, text in shown[:_SHOWN_FIGURES])
+    closing = _CLOSING_MARKS.search(answer)
+    cut = closing.start() if closing else len(answer)
+    body = answer[:cut].rstrip()
+    end = body[-1] if body and body[-1] in ".!" else ""
+    body = body[:-1] if end else body
+    return f"{body} ({added}{unit}){end}{answer[cut:]}"

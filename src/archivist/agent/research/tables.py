@@ -38,11 +38,12 @@ from archivist.agent.research.table_result import (
     empty_result_hint,
     labelled_query,
     ranked_total_hint,
+    shown_value,
+    with_result_figures,
 )
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import scoped_documents
-from archivist.filings.metrics import round_half_up
 from archivist.index.retriever import DocumentSource, Retriever, TableSource
 from archivist.index.table_sql import SqlError, SqlResult, view_names
 from archivist.index.table_store import StoredTable, quote
@@ -161,16 +162,6 @@ def extract_sql(reply: str) -> str:
     return text[start.start():].split(";", 1)[0].strip()
 
 
-def _value(value: Any, decimals: int | None = None) -> str:
-    if isinstance(value, float) and decimals is not None:  # as the instructions ask
-        return f"{round_half_up(value, decimals):,.{decimals}f}"
-    if isinstance(value, float):
-        return f"{value:,.4f}".rstrip("0").rstrip(".")
-    if isinstance(value, int):
-        return str(value) if 1900 <= value <= 2100 else f"{value:,}"  # a year, not "2,017"
-    return "" if value is None else str(value)
-
-
 def _evidence_text(table: StoredTable, query: str, result: str) -> str:
     """What a table answer cites: the table's caption, the query and its result, as data."""
     return quote_data(f"{table.caption}\nQuery: {query}\nResult:\n{result}")
@@ -178,7 +169,7 @@ def _evidence_text(table: StoredTable, query: str, result: str) -> str:
 
 def _grid(columns: list[str], rows: list[list[Any]], decimals: int | None = None) -> str:
     lines = [" | ".join(columns)]
-    lines += [" | ".join(_value(v, decimals) for v in row) for row in rows]
+    lines += [" | ".join(shown_value(v, decimals) for v in row) for row in rows]
     return "\n".join(lines)
 
 
@@ -279,7 +270,8 @@ class TablePath:
                       f"shows ({quote_data(written[:160])}): answering from the passages",
                       sub_question=index)
             return {"table_tried": True}
-        text = written or f"The query returned:\n{shown}"
+        text = with_result_figures(written, result, decimals, {t.unit for t in used}) \
+            if written else f"The query returned:\n{shown}"
         cited = "; ".join(f"{e['document_name']}, {e['pages']}".rstrip(", ") for e in items)
         if cited and "[" not in text:
             text = f"{text} [{cited}]"
