@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from archivist.agent.checks.arithmetic import derived_figures
 from archivist.agent.evidence.unit_split import split_sentences, split_units
 from archivist.agent.evidence.units import QueryEmbedder, dot
 from archivist.agent.prompts import ABSTAIN_PREFIX
@@ -170,7 +171,8 @@ def missing_facts(claim: str, evidence: str, question: str = "", *,
     words (:func:`~archivist.agent.question.analysis.asks_to_judge`): then the claim's
     names must be in the evidence (on the labelled set, recall for "unsupported" rose
     from 0.767 to 0.845 at precision 0.988 to 0.989). A bare answer must also hold what
-    it leaves to the question (:func:`unsaid_subjects`, by ``bare_answer``).
+    it leaves to the question (:func:`unsaid_subjects`, by ``bare_answer``). The result of
+    an equation the claim writes out and code checks (:func:`derived_figures`) is held.
     """
     unsaid = unsaid_subjects(claim, evidence, question, bare_answer)
     if asks_to_judge(question):
@@ -179,11 +181,13 @@ def missing_facts(claim: str, evidence: str, question: str = "", *,
     words = {w.lower() for w in _WORD.findall(evidence)}
     words |= {part for w in words if "-" in w for part in w.split("-")}  # "two-time"
     asked = _compact(question)
+    derived = {_compact(figure) for figure in derived_figures(claim)}
     missing = []
     for number in _numbers(claim):
         digits = _compact(number)
         spelled = _NUMBER_WORDS[int(digits)] if digits.isdigit() and int(digits) < 13 else ""
-        if digits in held or digits in asked or (spelled and spelled in words):
+        if digits in held or digits in asked or digits in derived or (spelled and
+                                                                          spelled in words):
             continue
         missing.append(number)
     for name in _names(claim, question):
@@ -250,14 +254,16 @@ def word_coverage(claim: str, evidence: str) -> float:
     return len(wanted & held) / len(wanted)
 
 
-def support_score(claim: str, cited: Sequence[str], embedder: QueryEmbedder | None) -> float:
+def support_score(claim: str, cited: Sequence[str], embedder: QueryEmbedder | None,
+                  derived: Sequence[str] = ()) -> float:
     """Mean of the best claim–unit cosine and the claim's word coverage by the cited units.
 
-    Without an embedder the word coverage alone.
+    Without an embedder the word coverage alone. The ``derived`` figures (results the claim
+    works out, checked by code) count as covered.
     """
     if not cited:
         return 0.0
-    coverage = word_coverage(claim, "\n".join(cited))
+    coverage = word_coverage(claim, "\n".join([*cited, *derived]))
     if embedder is None:
         return coverage
     vectors = embedder.embed_documents([claim, *cited])
@@ -277,7 +283,7 @@ def check_claim(
     if not known:
         return Claim(text, citations, False, 0.0, "cites a passage that does not exist")
     cited = [units[n - 1] for n in known]
-    score = support_score(text, cited, embedder)
+    score = support_score(text, cited, embedder, derived_figures(text))
     missing = missing_facts(text, "\n".join(cited), question)
     if missing:
         return Claim(text, known, False, score,
