@@ -33,7 +33,9 @@ def test_computations_counts_rankings_and_comparisons_take_the_table_path() -> N
     for question in ("By how much did revenues grow from 2016 to 2017?",
                      "Which segment had the highest margin?",
                      "How many categories of obligations are listed?",
-                     "What were total revenues for 2015-2017?"):
+                     "What were total revenues for 2015-2017?",
+                     "What were the licence fees summed over 2019 and 2020?",
+                     "What are the first-half and second-half sales added together?"):
         assert asks_for_computation(question), question
     assert not asks_for_computation("Who audits Brightwave?")
 

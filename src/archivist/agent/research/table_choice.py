@@ -24,7 +24,8 @@ __all__ = ["MAX_TABLES", "asks_for_computation", "counted_things", "holds_table_
 
 MAX_TABLES = 3
 _COMPUTE = re.compile(
-    r"\b(?:how (?:many|much)|by how|total|sum|combined|altogether|difference|differ\w*|"
+    r"\b(?:how (?:many|much)|by how|total|sum(?:s|med|ming)?|combined|altogether|"
+    r"add(?:ed|ing)? (?:together|up)|plus|difference|differ\w*|"
     r"grow|grew|growth|increase\w*|decrease\w*|decline\w*|change\w*|highest|lowest|"
     r"largest|smallest|biggest|most|least|top|rank\w*|compare\w*|comparison|higher|lower|"
     r"more|less|average|mean|median|ratio|percent\w*|share|margin|count|number of)\b",
