@@ -7,6 +7,7 @@ from archivist.agent.research.table_result import (
     empty_result_hint,
     labelled_query,
     ranked_total_hint,
+    unfiltered_sum_hint,
     with_result_figures,
 )
 from archivist.index.table_sql import SqlResult
@@ -96,3 +97,19 @@ def test_an_answer_stating_the_figure_or_a_result_of_many_rows_is_left_alone() -
     assert with_result_figures("Debt was larger.", many, None, ()) == "Debt was larger."
     labels = SqlResult(["item", "year"], [["Leases", 2023]])  # a year is no figure
     assert with_result_figures("Leases.", labels, None, ()) == "Leases."
+
+
+def test_a_sum_over_every_line_item_is_retried_with_the_rows_to_pick() -> None:
+    hint = unfiltered_sum_hint("SELECT SUM(y2023) + SUM(y2022) FROM results", [RESULTS])
+    assert hint == ""  # a table of like rows without a Total may be summed whole
+    statement = StoredTable(
+        "d1_2", "c", "d1", "income_statement", "Statement of income", [], 5, 5, "millions",
+        ["line_item", "fy2023"], ["", "FY2023"], ["text", "number"], 3,
+        ["Revenue", "Cost of revenue", "Operating income"])
+    hint = unfiltered_sum_hint('SELECT SUM("fy2023") FROM "income_statement"', [statement])
+    assert "WHERE line_item = '...'" in hint and "'Cost of revenue'" in hint
+    assert "WHERE obligation" in unfiltered_sum_hint("SELECT SUM(total) FROM obligations",
+                                                     [OBLIGATIONS])
+    assert unfiltered_sum_hint(
+        "SELECT SUM(fy2023) FROM income_statement WHERE line_item = 'Revenue'", [statement]) == ""
+    assert unfiltered_sum_hint("SELECT fy2023 FROM income_statement", [statement]) == ""

@@ -21,11 +21,12 @@ from typing import Any
 
 from archivist.agent.text import PERIOD_YEAR
 from archivist.filings.metrics import round_half_up
+from archivist.filings.statements import STATEMENTS
 from archivist.index.table_sql import SqlResult
 from archivist.index.table_store import StoredTable, quote
 
 __all__ = ["empty_result_hint", "labelled_query", "ranked_total_hint", "shown_value",
-           "with_result_figures"]
+           "unfiltered_sum_hint", "with_result_figures"]
 
 _AGGREGATE = re.compile(r"\b(?:sum|count|avg|min|max|total|group_concat|string_agg)\s*\(|"
                         r"\bover\s*\(", re.IGNORECASE)
@@ -164,6 +165,34 @@ def ranked_total_hint(query: str, tables: Sequence[StoredTable], first: Sequence
                   "the label column")
     return (f"the first row is '{first[0]}', which sums the rows above it: leave it out of a "
             f"ranking (WHERE {column} NOT LIKE 'Total%')")
+
+
+_SUMMED = re.compile(r"\b(?:sum|avg|total)\s*\(", re.IGNORECASE)
+_WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
+
+
+def unfiltered_sum_hint(query: str, tables: Sequence[StoredTable]) -> str:
+    """Why a sum or average over every row of a table of line items is wrong, or ``""``.
+
+    A financial statement's rows are unlike line items (revenues, costs, totals), and a
+    table with a Total row already sums the rows above it: adding all of them gives no
+    figure anyone reports. The hint names the row-label column and some labels to pick
+    the rows by. A query with a WHERE clause, or over a table of like rows without a
+    Total (segments, products), is left alone.
+    """
+    flat = _top_level(query)
+    if not _SUMMED.search(query) or _WHERE.search(flat):
+        return ""
+    for table in tables:
+        if not table.columns or not _names(query, table.name):
+            continue
+        totals = any(_TOTAL_ROW.match(label) for label in table.row_labels)
+        if totals or table.name.startswith(STATEMENTS):
+            labels = "; ".join(f"'{x}'" for x in list(dict.fromkeys(table.row_labels))[:6])
+            return (f"{table.name} holds unlike line items ({labels}): a sum over all its "
+                    f"rows adds them together; pick the rows the question asks about with "
+                    f"WHERE {table.columns[0]} = '...'")
+    return ""
 
 
 def shown_value(value: Any, decimals: int | None = None) -> str:

@@ -39,6 +39,7 @@ from archivist.agent.research.table_result import (
     labelled_query,
     ranked_total_hint,
     shown_value,
+    unfiltered_sum_hint,
     with_result_figures,
 )
 from archivist.agent.state import Evidence
@@ -342,7 +343,8 @@ class TablePath:
         """Ask for a query, run it, retry once with the error; ``(None, "")`` if both fail.
 
         A first query that returns no rows for a reason :func:`empty_result_hint` names, or
-        ranks a Total row first (:func:`ranked_total_hint`), is retried with it too.
+        ranks a Total row first (:func:`ranked_total_hint`), or sums every row of a table of
+        line items (:func:`unfiltered_sum_hint`), is retried with it too.
 
         ``asked``: the user's instructions as the prompt shows them (``instructions_block``).
         """
@@ -364,7 +366,8 @@ class TablePath:
                 error = f"{exc}\n{hint}" if hint else str(exc)
             else:
                 hint = "" if attempt == 2 else empty_result_hint(query, tables) \
-                    if not found.rows else ranked_total_hint(query, tables, found.rows[0])
+                    if not found.rows else ranked_total_hint(query, tables, found.rows[0]) \
+                    or unfiltered_sum_hint(query, tables)
                 if not hint:
                     return found, query
                 error = f"it returned no rows.\n{hint}" if not found.rows else hint
