@@ -206,9 +206,17 @@ def _filer_heading(cover: str) -> str | None:
     return name
 
 
+_LEGAL_FORM = re.compile(r"[,\s]+" + _SUFFIX.replace(r"\.", r"\.?") + r"\s*$", re.IGNORECASE)
+
+
 def core_name(company: str) -> str:
-    """A company name without its legal form: ``Netflix, Inc.`` -> ``Netflix``."""
-    name = re.sub(r"[,\s]+" + _SUFFIX + r"\s*$", "", company.strip())
+    """A company name without its legal forms, in any case.
+
+    ``Netflix, Inc.`` -> ``Netflix``; ``ACME CO., INC.`` -> ``ACME``.
+    """
+    name = company.strip()
+    while (shorter := _LEGAL_FORM.sub("", name).strip(" ,.")) not in (name, ""):
+        name = shorter
     name = re.sub(r"^(?:the)\s+", "", name, flags=re.I)
     return name.strip(" ,.") or company.strip()
 

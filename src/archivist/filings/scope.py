@@ -46,7 +46,8 @@ def _names_company(question: str, company: str | None, ticker: str | None) -> bo
     """Whether ``question`` names the company.
 
     By its name, its name without legal form, its first word when that is distinctive
-    (and capitalised in the question), or its ticker (as written, in capitals).
+    (and capitalised in the question), or its ticker (as written, in capitals). Case does
+    not matter otherwise: a cover page prints ``ACME CORPORATION``, a question "Acme's".
     """
     if ticker and re.search(rf"(?<![\w$]){re.escape(ticker)}(?!\w)", question):
         return True
@@ -56,9 +57,9 @@ def _names_company(question: str, company: str | None, ticker: str | None) -> bo
     core = core_name(company)
     if any(f" {_words(name)} " in text for name in (company, core) if _words(name)):
         return True
-    first = core.split()[0].strip(",.")
-    return len(first) >= 4 and first.casefold() not in _GENERIC and bool(
-        re.search(rf"(?<!\w){re.escape(first)}(?!\w)", question))
+    first = core.split()[0].strip(",.").casefold()
+    return len(first) >= 4 and first not in _GENERIC and any(
+        word.casefold() == first and word[0].isupper() for word in re.findall(r"\w+", question))
 
 
 def named_forms(question: str) -> set[str]:

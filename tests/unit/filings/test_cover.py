@@ -101,6 +101,9 @@ def test_fiscal_periods_and_names() -> None:
     assert fiscal_quarter(date(2023, 5, 15), None) is None
     assert core_name("Netherby Mills, Inc.") == "Netherby Mills"
     assert core_name("Brindlewood Packaging plc") == "Brindlewood Packaging"
+    assert core_name("WYNDCREST OUTFITTERS CO., INC.") == "WYNDCREST OUTFITTERS"
+    assert core_name("SELBORNE CORPORATION") == "SELBORNE"
+    assert core_name("Maarsveld N.V.") == "Maarsveld"
 
 
 def test_a_cover_without_the_registrant_line_never_names_a_check_box() -> None:

@@ -51,3 +51,16 @@ def test_what_a_question_names() -> None:
     assert named_years("FY23 against fiscal year 2021, and in 2019, not $2,019") == {
         2023, 2021, 2019}
     assert named_quarters("Q3 versus the fourth quarter") == {3, 4}
+
+
+def test_a_company_whose_cover_prints_its_name_in_capitals() -> None:
+    docs = [{"document_id": "w23", "company": "WYNDCREST OUTFITTERS CO., INC.", "ticker": "WYO",
+             "form": "10-K", "fiscal_year": 2023, "fiscal_quarter": None},
+            {"document_id": "s23", "company": "SELBORNE CORPORATION", "ticker": "SLB1",
+             "form": "10-K", "fiscal_year": 2023, "fiscal_quarter": None},
+            {"document_id": "t23", "company": "Tollgate Media plc", "ticker": "TGM",
+             "form": "10-K", "fiscal_year": 2023, "fiscal_quarter": None}]
+    assert scope("What was Wyndcrest Outfitters' FY2023 revenue?", docs) == ["w23"]
+    assert scope("Does Selborne have positive working capital in FY2023?", docs) == ["s23"]
+    assert scope("Is Wyndcrest's margin rising?", docs) == ["w23"]  # its first word
+    assert scope("Is wyndcrest's margin rising?", docs) == []  # a first word is capitalised
