@@ -112,7 +112,8 @@ def asked_definition(definitions: list[Definition], asked: str) -> tuple[str, st
                 continue
             for name in dict.fromkeys((other.name, key)):
                 if _named_in(name, formula):
-                    formula = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])",
-                                     lambda _m, f=other.formula: f"({f})", formula, flags=re.I)
+                    put = f"({other.formula})".replace("\\", "\\\\")  # as written
+                    formula = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", put, formula,
+                                     flags=re.I)
                     break
     return chosen.name, formula
