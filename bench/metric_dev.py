@@ -36,18 +36,25 @@ HERE = Path(__file__).resolve().parent
 _NUMBER = re.compile(r"(-?[\d,]+(?:\.\d+)?)")
 
 
-def _shown_value(detail: str) -> float | None:
-    """The result of a metric step (``name = worked = USD 1.03 billion``)."""
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def _shown_value(detail: str, unit: str = "USD millions") -> float | None:
+    """The result of a metric step (``name = worked = USD 1.03 billion``) in ``unit``.
+
+    An amount is put in the scale the question's ``unit`` names (millions unless it names
+    thousands or billions); a percent, ratio or days is taken as shown.
+    """
     last = detail.rsplit("=", 1)[-1]
     found = _NUMBER.search(last)
     if found is None:
         return None
     value = float(found.group(1).replace(",", ""))
-    if "billion" in last:
-        value *= 1000
-    elif "thousand" in last:
-        value /= 1000
-    return value
+    shown = next((s for s in _SCALE if s in last), None)
+    if shown is None:
+        return value
+    wanted = next((s for s in _SCALE if s in unit), "million")
+    return value * _SCALE[shown] / _SCALE[wanted]
 
 
 def _by_service(library: Application, question: str) -> list[tuple[str, str]]:
@@ -108,7 +115,7 @@ def main() -> int:
             steps = (_by_service if args.agent else _by_path)(library, item["question"])
             metric = [detail for kind, detail in steps if kind == "metric"]
             fallback = [detail for kind, detail in steps if kind == "metric_fallback"]
-            value = _shown_value(metric[0]) if metric else None
+            value = _shown_value(metric[0], item["unit"]) if metric else None
             grade = _grade(item["truth"], value, bool(fallback))
             counts[grade] = counts.get(grade, 0) + 1
             said = metric[0] if metric else (fallback[0] if fallback else "(no metric step)")

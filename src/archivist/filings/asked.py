@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from archivist.filings.concepts import concept_named
-from archivist.filings.formula import definition_in
+from archivist.filings.definitions import asked_definition, definitions_in, without_definitions
 from archivist.filings.metrics import METRICS
 from archivist.filings.scope import named_years
 
@@ -34,6 +34,12 @@ _STANDARD = (
     ("current_ratio", r"current ratio"),
     ("quick_ratio", r"quick ratio|acid[- ]test ratio"),
     ("ebitda", r"\bEBITDA\b(?!\s+margin)"),
+    ("ebitda_margin", r"\bEBITDA margin\b"),
+    ("debt_to_equity", r"\bdebt[- ]to[- ](?:total )?(?:(?:share|stock)holders['’]? )?equity\b"
+                       r"|\bD/E\b"),
+    ("payout_ratio", r"\b(?:dividend )?payout ratio\b"),
+    ("asset_turnover", r"\b(?:total )?assets? turnover\b"),
+    ("inventory_turnover", r"\binventory turnover\b"),
     ("roa", r"return on (?:average )?(?:total )?assets|\bROA\b"),
     ("roe", r"return on (?:average )?(?:(?:total |common )?(?:share|stock)holders'? )?equity"
             r"|\bROE\b"),
@@ -43,6 +49,7 @@ _STANDARD = (
     ("interest_coverage", r"interest coverage(?: ratio)?|times interest earned"),
 )
 _PATTERNS = [(key, re.compile(pattern, re.I)) for key, pattern in _STANDARD]
+_PATTERN = dict(_PATTERNS)
 _NOT_A_VALUE = re.compile(
     r"^\W*(?:why|explain|describe|discuss|summari[sz]e)\b|\b(?:drove|drivers?|caused?|"
     r"reasons?|because|impact(?:ed)?|affect(?:ed)?|contribut\w*|which|highest|lowest|largest|"
@@ -79,6 +86,15 @@ _OF_COMPANY = re.compile(r"\s+of\s+[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*)*$")
 _OWNER = re.compile(r"^(?:the\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+")
 _YEAR_WORDS = re.compile(r"\b(?:FY\s?'?\d{2,4}|fiscal(?: year)? (?:19|20)\d{2}|(?:19|20)\d{2})\b"
                          r"|\s+(?:amount|figure|value)$", re.I)
+_AVERAGE_ASKED = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<owner>.*?)\baverage\s+(?:of\s+)?"
+                            r"(?:the\s+)?(?P<item>.+?)\s*\??\s*$", re.I)
+_SHARE_OF = re.compile(r"^\s*what (?:percentage|percent|share|proportion|fraction) of\s+"
+                       r"(?P<base>.+?)\s+(?:did|does|do|was|were|is|are|went)\s+(?P<rest>.+?)"
+                       r"\s*\??\s*$", re.I)
+_SPENT_ON = re.compile(r"\b(?:spen[dt]|used?|paid|pay|invest(?:ed)?|go|went|allocated?)\s+"
+                       r"(?:on|to|for|in)\s+(?P<item>.+)$", re.I)
+_AS_SHARE = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s+as an? (?:percent(?:age)?|"
+                       r"share|proportion|%) of\s+(?P<base>.+?)\s*\??\s*$", re.I)
 _PHRASE_END = re.compile(r"\s+(?:from|between|in|for|during|over|at|year[- ]over[- ]year|yoy|"
                          r"compared|versus|vs)\b.*$|[?,;:].*$", re.I)
 
@@ -105,16 +121,6 @@ def standard_metric(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _without_definition(question: str) -> str:
-    """``question`` with a definition it holds ("X is defined as: ...") taken out."""
-    found = definition_in(question)
-    if found is None:
-        return question
-    start = question.find(found[0])
-    end = question.find(found[1], start) + len(found[1])
-    return f"{question[:start]} {question[end:]}" if start >= 0 and end > start else question
-
-
 def _formula_unit(name: str, formula: str) -> str:
     key = standard_metric(name)
     if key is not None:
@@ -125,6 +131,13 @@ def _formula_unit(name: str, formula: str) -> str:
             return "%"
         return ""
     return "amount"
+
+
+def _with_metrics(formula: str) -> str:
+    """A formula with each amount metric it names (EBITDA, free cash flow) put as its formula."""
+    for key in ("ebitda", "free_cash_flow", "working_capital"):
+        formula = _PATTERN[key].sub(lambda _m, key=key: f"({METRICS[key][1]})", formula)
+    return formula
 
 
 def _in_percent(formula: str, unit: str) -> str:
@@ -174,6 +187,51 @@ def _item_of(phrase: str) -> str | None:
     return None
 
 
+def _item_words(phrase: str) -> str | None:
+    """A line item as a phrase names it, by a known name or as its printed label.
+
+    Without owner, years and qualifiers; ``None`` when more than eight words are left.
+    """
+    item = _item_of(phrase)
+    if item is not None:
+        return item
+    words = " ".join(_YEAR_WORDS.sub(" ", _OWNER.sub("", _ITEM_END.sub("", phrase))).split())
+    words = re.sub(r"^(?:the|its)\s+", "", words, flags=re.I)
+    return words if words and len(words.split()) <= 8 else None
+
+
+def _share_asked(asked: str, years: list[int]) -> AskedMetric | None:
+    """A line item as a percentage of another in one year ("R&D as a percentage of sales").
+
+    Asked as "What was X's R&D as a percentage of net sales?" or "What percentage of its
+    revenue did X spend on marketing?"; the base must be a known line item.
+    """
+    found = _AS_SHARE.match(asked)
+    if found is not None:
+        item, base = found.group("item"), found.group("base")
+    else:
+        found = _SHARE_OF.match(asked)
+        spent = _SPENT_ON.search(found.group("rest")) if found else None
+        if found is None or spent is None:
+            return None
+        item, base = spent.group("item"), found.group("base")
+    item_named, base_named = _item_words(item), _item_of(base)
+    if item_named is None or base_named is None or len(years) > 1:
+        return None
+    return AskedMetric(f"{item_named} as a percentage of {base_named}",
+                       _with_metrics(f"{item_named} / {base_named} * 100"), unit="%",
+                       year=years[0] if years else None)
+
+
+def _average_asked(asked: str, years: list[int]) -> AskedMetric | None:
+    """A balance's average over a fiscal year and the one before ("average total assets")."""
+    found = _AVERAGE_ASKED.match(asked)
+    item = _item_of(found.group("item")) if found else None
+    if item is None or not years or len(years) > 2 or years[-1] - years[0] > 1:
+        return None
+    return AskedMetric(f"average {item}", f"average {item}", unit="amount", year=years[-1])
+
+
 def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
     """A line item's value in one year, or its change from the year before.
 
@@ -181,9 +239,11 @@ def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
     sales grow from 2022 to 2023?" the change. Only a question naming the line item alone
     (no segment, no other qualifier) is one.
     """
-    if _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked) or _RATIO_OF.search(asked) or \
-            _MULTI_YEAR.search(asked):
+    if _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked):
         return None
+    average = _average_asked(asked, years)
+    if average is not None or _RATIO_OF.search(asked) or _MULTI_YEAR.search(asked):
+        return average
     change = _CHANGE_BY.search(asked)
     if change is not None:
         item = _item_of(change.group("item"))
@@ -204,9 +264,13 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
     Returns ``(metric, "")``, ``(None, reason)`` when a metric is named but no single
     fiscal year's value of it is asked, or ``(None, "")`` when no metric is named.
     """
-    defined = definition_in(f"{definitions} {question}")
-    asked = _without_definition(question)
+    asked = without_definitions(question)
+    defined = asked_definition(definitions_in(f"{definitions} {question}"), asked)
     years = sorted(named_years(asked))
+    share = None if defined or _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked) \
+        else _share_asked(asked, years)
+    if share is not None:
+        return share, ""
     key = standard_metric(asked)
     growth = None if defined or key else _growth_of(asked)
     if not (defined or key or growth):
@@ -224,6 +288,7 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
     year = years[0] if years else None
     if defined:
         name, formula = defined
+        formula = _with_metrics(formula)
         unit = _formula_unit(name, formula)
         return AskedMetric(name, _in_percent(formula, unit), unit=unit, year=year), ""
     assert key is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CONCEPTS", "Concept", "concept_named", "label_key", "matching_row"]
+__all__ = ["CONCEPTS", "Concept", "concept_named", "label_concept", "label_key", "matching_row"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,12 @@ CONCEPTS = {c.name: c for c in (
                                    r"current (?:portion|maturities))?.*",
                                    r"long-term borrowings.*"),
             ("long-term debt", "long term debt", "long-term borrowings")),
+    Concept("short_term_debt", _B, (r"short-term (?:debt|borrowings).*",
+                                    r"current (?:portion|maturities) of long-term debt.*",
+                                    r"(?:commercial paper|notes payable)(?: and .*)?"),
+            ("short-term debt", "short term debt", "short-term borrowings",
+             "current portion of long-term debt", "current maturities of long-term debt",
+             "current debt")),
     Concept("total_liabilities", _B, (r"total liabilities",), ("total liabilities", "liabilities")),
     Concept("total_equity", _B, (r"total (?:stockholders|shareholders|shareowners)'? equity.*",
                                  r"(?:stockholders|shareholders)'? equity.*", r"total equity"),
@@ -123,6 +129,27 @@ def matching_row(concept: Concept, labels: list[str]) -> int | None:
             if compiled.match(key):
                 return index
     return None
+
+
+_OUTFLOW = re.compile(r"\b(?:expenses?|costs?|purchases?|payments?|paid|dividends|repurchases?|"
+                      r"buy-?backs?|additions)\b")
+
+
+def label_concept(phrase: str) -> Concept | None:
+    """A line item named by its printed label (``net income attributable to Alder plc``).
+
+    It matches, in any statement, the row whose label has the phrase's words in order
+    (punctuation aside), else the first row whose label starts with them. A label naming
+    a cost or an outflow (``expenses``, ``purchases``, ``dividends``) is taken by its size,
+    as a cost is. ``None`` for a phrase with no word.
+    """
+    key = label_key(phrase.replace("’", "'"))
+    words = re.findall(r"[\w&]+", key)
+    if not words:
+        return None
+    joined = r"[\W_]*".join(re.escape(word) for word in words)
+    return Concept(" ".join(words), "", (rf"{joined}[\W_]*", rf"{joined}\b.*"),
+                   cost=bool(_OUTFLOW.search(key)))
 
 
 def concept_named(phrase: str) -> Concept | None:

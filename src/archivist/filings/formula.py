@@ -18,14 +18,19 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from archivist.filings.concepts import Concept, concept_named
+from archivist.filings.concepts import CONCEPTS, Concept, concept_named, label_concept
+from archivist.filings.definitions import (
+    asked_definition,
+    definitions_in,
+    without_definitions,
+)
 from archivist.types import ArchivistError
 
 __all__ = ["Formula", "FormulaError", "Term", "definition_in", "parse_formula"]
 
 MODIFIERS = ("current", "average", "change", "prior")
 _TOKEN = re.compile(r"\s*(?:(?P<number>\d[\d,]*(?:\.\d+)?)\s*%?|(?P<op>[-+*/()])|"
-                    r"(?P<phrase>[A-Za-z&'](?:[A-Za-z&'. ]|-(?=[A-Za-z]))*))")
+                    r"(?P<phrase>[A-Za-z&'](?:[A-Za-z&'. ]|-(?=[A-Za-z])|,(?=\s*[A-Za-z]))*))")
 _TIMES = re.compile(r"(?<=[\d)\s])\s*[×x]\s*(?=[\d(\sA-Za-z])")
 _AVERAGE = re.compile(r"^(?:the\s+)?(?:average|avg\.?|mean)(?:\s+of)?\s+(?:the\s+)?", re.I)
 _TWO_YEARS = re.compile(r"\s+(?:averaged?|on average)\b.*$|\s+(?:between|over|across)\s+"
@@ -40,18 +45,17 @@ _SPAN = re.compile(r"\b(?:between|from)\s+(?:FY\s?|fiscal\s+(?:year\s+)?)?'?\d{2
                    r"(?:FY\s?|fiscal\s+(?:year\s+)?)?'?\d{2,4}\b", re.I)
 _YEAR_NAMED = re.compile(r"\b(?:(?:in|for|of|at)\s+)?(?:FY\s?|fiscal\s+(?:year\s+)?)'?\d{2,4}\b"
                          r"|\b(?:in|for|of|at)\s+(?:19|20)\d{2}\b", re.I)
-_DEFINITION = re.compile(r"(?P<name>[A-Za-z][\w &/'()-]{0,60}?)\s+(?:is|are)\s+(?:defined|"
-                         r"calculated|computed)\s+as\s*:?\s*(?P<formula>[^.;\n]+(?:\.\d[^.;\n]*)*)",
-                         re.I)
 _WORD_OPERATIONS = ((re.compile(r"\s+divided\s+by\s+", re.I), " / "),
                     (re.compile(r"\s+(?:multiplied\s+by|times)\s+", re.I), " * "),
-                    (re.compile(r"\s+minus\s+", re.I), " - "),
+                    (re.compile(r"\s+minus\s+|(?<!,)\s+less\s+(?!than\b)", re.I), " - "),
                     (re.compile(r"\s+plus\s+", re.I), " + "))
 _STATEMENT_NAMED = re.compile(
-    r"\s+(?:(?:as\s+)?(?:shown|reported|stated|presented)\s+)?(?:from|in|on|per)\s+the\s+"
+    r"(?:\s+|(?<=\())(?:(?:as\s+)?(?:shown|reported|stated|presented)\s+)?(?:from|in|on|per)\s+the\s+"
     r"(?:consolidated\s+)?(?:income\s+statement|balance\s+sheet|cash\s+flows?\s+statement|"
     r"statements?\s+of\s+(?:cash\s+flows?|income|operations|earnings|financial\s+position)|"
     r"P\s*&\s*L(?:\s+statement)?)", re.I)
+_EMPTY_PARENS = re.compile(r"\(\s*\)")
+_DEBT = re.compile(r"(?:the\s+)?(?:total\s+)?(?:debt|borrowings)(?:\s+outstanding)?", re.I)
 _OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv}
@@ -105,8 +109,12 @@ def _value(node: ast.expr, values: Mapping[str, float]) -> float:
     raise FormulaError("only numbers, line items, + - * / and parentheses are allowed")
 
 
-def _term(phrase: str) -> Term:
-    text = " ".join(phrase.split()).strip(" .")
+def _term(phrase: str) -> list[Term]:
+    """The line item a phrase names with its modifier; total debt is two line items.
+
+    A phrase no concept is known by is read as a printed label (:func:`label_concept`).
+    """
+    text = " ".join(phrase.split()).strip(" .,")
     rest = _TWO_YEARS.sub("", text).strip()
     modifier = "average" if rest != text else "current"
     for pattern, name in ((_AVERAGE, "average"), (_CHANGE, "change"), (_PRIOR, "prior")):
@@ -114,11 +122,14 @@ def _term(phrase: str) -> Term:
         if stripped != rest:
             rest, modifier = stripped, name
             break
-    rest = _CURRENT.sub("", rest).strip()
-    concept = concept_named(rest)
+    rest = _CURRENT.sub("", rest).strip(" ,")
+    if _DEBT.fullmatch(rest):
+        return [Term(CONCEPTS[name], modifier, text) for name in ("short_term_debt",
+                                                                   "long_term_debt")]
+    concept = concept_named(rest) or label_concept(rest)
     if concept is None:
         raise FormulaError(f"cannot map '{text}' to a line item of the statements")
-    return Term(concept, modifier, text)
+    return [Term(concept, modifier, text)]
 
 
 def parse_formula(text: str) -> Formula:
@@ -132,6 +143,7 @@ def parse_formula(text: str) -> Formula:
         source = pattern.sub(operation, source)
     source = _TIMES.sub(" * ", source.replace("÷", "/").replace("−", "-").replace("–", "-"))
     source = _YEAR_NAMED.sub(" ", _SPAN.sub(" between two years ", source))
+    source = _EMPTY_PARENS.sub(" ", source)
     parts: list[str] = []
     terms: list[Term] = []
     position = 0
@@ -145,9 +157,11 @@ def parse_formula(text: str) -> Formula:
             parts.append(match.group("number").replace(",", ""))
         elif match.group("op"):
             parts.append(match.group("op"))
-        elif match.group("phrase").strip():
-            terms.append(_term(match.group("phrase")))
-            parts.append(f"t{len(terms) - 1}")
+        elif match.group("phrase").strip(" ,"):
+            found = _term(match.group("phrase"))
+            names = [f"t{len(terms) + i}" for i in range(len(found))]
+            terms.extend(found)
+            parts.append(names[0] if len(names) == 1 else f"({' + '.join(names)})")
     expression = " ".join(parts).replace("( ", "(").replace(" )", ")")
     try:
         tree = ast.parse(expression, mode="eval")
@@ -160,8 +174,8 @@ def parse_formula(text: str) -> Formula:
 
 
 def definition_in(question: str) -> tuple[str, str] | None:
-    """``(name, formula)`` of a definition a question gives (``X is defined as: ...``)."""
-    match = _DEFINITION.search(question)
-    if not match:
-        return None
-    return match.group("name").strip(), match.group("formula").strip()
+    """``(name, formula)`` of the definition a question gives of what it asks, or ``None``.
+
+    See :mod:`archivist.filings.definitions` for the shapes read and the one chosen.
+    """
+    return asked_definition(definitions_in(question), without_definitions(question))

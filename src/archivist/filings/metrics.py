@@ -49,9 +49,18 @@ METRICS: dict[str, tuple[str, str, str]] = {
                           "ratio"),
 }
 """Each metric: its name, its formula (as :func:`parse_formula` reads it) and its unit."""
-METRICS["working_capital_ratio"] = ("working capital ratio", METRICS["current_ratio"][1],
-                                    "ratio")
-_OPTIONAL = frozenset({"short_term_investments"})  # absent from a statement: counted as 0
+METRICS.update({
+    "working_capital_ratio": ("working capital ratio", METRICS["current_ratio"][1], "ratio"),
+    "ebitda_margin": ("EBITDA margin", "(operating income + depreciation and amortization) / "
+                      "revenue * 100", "%"),
+    "debt_to_equity": ("debt-to-equity ratio", "(short-term debt + long-term debt) / "
+                       "total equity", "ratio"),
+    "payout_ratio": ("dividend payout ratio", "dividends paid / net income", "ratio"),
+    "asset_turnover": ("asset turnover ratio", "revenue / average total assets", "ratio"),
+    "inventory_turnover": ("inventory turnover ratio", "cost of revenue / average inventory",
+                           "ratio"),
+})
+_OPTIONAL = frozenset({"short_term_investments", "short_term_debt"})  # absent: counted as 0
 Period = int | str
 """A fiscal year (2023), or a statement's period column (``q2023_06_30``)."""
 _PERIOD_COLUMN = re.compile(r"(fy|d|q|m6_|m9_)((?:19|20)\d{2})(_\d{2}_\d{2})?")
@@ -170,24 +179,35 @@ class StatementFigures:
             return found
         return abs(printed)
 
+    def _statement_of(self, concept: Concept) -> StoredTable | None:
+        """The statement a concept is read from; a label's, the first that prints it."""
+        if concept.statement:
+            return self.tables.get(concept.statement)
+        for kind in STATEMENTS:
+            table = self.tables.get(kind)
+            labels = [str(row[0]) for row in self.rows.get(table.table_id, [])] if table else []
+            if table is not None and matching_row(concept, labels) is not None:
+                return table
+        raise FormulaError(f"no line item for {concept.name} in the statements")
+
     def figure(self, concept: Concept, year: Period, shift: int, term: str) -> Figure:
         """The concept's value for ``year`` (or the period ``shift`` years before), by SQL."""
-        table = self.tables.get(concept.statement)
+        table = self._statement_of(concept)
         if table is None:
             raise FormulaError(f"no {concept.statement.replace('_', ' ')} was found in the filing")
         column = self._column(table, year, shift)
         named = _period_text(year, shift)
         if column is None:
-            raise FormulaError(f"the {concept.statement.replace('_', ' ')} has no column for "
+            raise FormulaError(f"the {table.name.replace('_', ' ')} has no column for "
                                f"{named}")
         labels = [str(row[0]) for row in self.rows.get(table.table_id, [])]
         index = matching_row(concept, labels)
         if index is None and concept.name in _OPTIONAL:
             return Figure(term, f"{concept.name.replace('_', ' ')} (not in the statement: 0)",
-                          concept.statement, column, 0.0, table.document_id, None, "")
+                          table.name, column, 0.0, table.document_id, None, "")
         if index is None:
             raise FormulaError(f"no line item for {concept.name.replace('_', ' ')} in the "
-                               f"{concept.statement.replace('_', ' ')}")
+                               f"{table.name.replace('_', ' ')}")
         label = labels[index].replace("'", "''")
         sql = (f"SELECT line_item, {quote(column)}, page FROM {quote(table.name)} "
                f"WHERE line_item = '{label}'")
@@ -201,7 +221,7 @@ class StatementFigures:
         number = abs(float(value)) if concept.cost else float(value)
         if concept.name == "income_tax":
             number = self._tax_signed(table, column, float(value))
-        return Figure(term, labels[index], concept.statement, column, number,
+        return Figure(term, labels[index], table.name, column, number,
                       table.document_id, page, sql)
 
 

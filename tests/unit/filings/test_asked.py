@@ -64,7 +64,6 @@ def test_a_metric_named_without_one_years_value_asked_says_why(question: str,
 
 def test_a_question_naming_no_metric() -> None:
     assert _asked("What were Brindlewood's store openings in 2024?") == (None, "")
-    assert _asked("What is the EBITDA margin for FY2024?") == (None, "")  # not a standard one
 
 
 @pytest.mark.parametrize(("instructions", "expected"), [
@@ -92,7 +91,7 @@ def test_a_percent_metric_defined_as_a_fraction_is_computed_in_percent() -> None
     turnover, _ = _asked("What is Brindlewood's FY2024 asset turnover? Asset turnover is "
                          "defined as revenue / total assets.")
     assert turnover is not None and (turnover.unit, turnover.formula) == (
-        "", "revenue / total assets")
+        "ratio", "revenue / total assets")  # a ratio, not made a percent
 
 
 @pytest.mark.parametrize(("question", "formula"), [
@@ -109,9 +108,9 @@ def test_cash_tax_and_return_metrics_named(question: str, formula: str) -> None:
     assert metric is not None and (metric.formula, metric.year) == (formula, 2024)
 
 
-def test_an_amount_asked_as_a_share_of_another_is_not_the_amount() -> None:
-    metric, reason = _asked("What is Brindlewood's FY2024 capital expenditure as a percentage "
-                            "of revenue?")
+def test_an_amount_asked_as_a_ratio_of_another_is_not_the_amount() -> None:
+    metric, reason = _asked("What is Brindlewood's FY2024 capital expenditure to revenue "
+                            "ratio?")
     assert metric is None and "ratio of the metric" in reason
 
 
@@ -143,3 +142,85 @@ def test_a_line_item_with_other_words_or_years_is_no_lookup() -> None:
                      "What was Quillfeather Mills' adjusted operating income in 2022?",
                      "Why did Quillfeather Mills' net income fall in 2022?"):
         assert _asked(question) == (None, ""), question
+
+
+@pytest.mark.parametrize(("question", "name", "formula"), [
+    ("What is Brindlewood's FY2024 leverage? Leverage = total debt / total equity. Round to "
+     "two decimals.", "Leverage", "total debt / total equity"),
+    ("What was Brindlewood's cash conversion in FY2024? Cash conversion is operating cash "
+     "flow divided by net income.", "Cash conversion",
+     "operating cash flow divided by net income"),
+    ("Calculate Brindlewood's free cash flow for FY2024, defined as cash from operations "
+     "less purchases of equipment. Answer in USD millions.", "free cash flow",
+     "cash from operations less purchases of equipment"),
+])
+def test_a_definition_written_with_equals_is_or_after_a_comma(question: str, name: str,
+                                                              formula: str) -> None:
+    metric, reason = _asked(question)
+    assert reason == "" and metric is not None
+    assert (metric.name, metric.formula, metric.year) == (name, formula, 2024)
+
+
+def test_a_sentence_saying_what_a_metric_is_is_no_question() -> None:
+    split = split_instructions("What was Brindlewood's FY2024 payout ratio? The payout ratio is "
+                               "dividends paid divided by net income.")
+    assert split.question == "What was Brindlewood's FY2024 payout ratio?"
+    assert split.definitions == ["The payout ratio is dividends paid divided by net income."]
+    assert split_instructions("Which is larger, revenue or cost of sales / 2?").question == (
+        "Which is larger, revenue or cost of sales / 2?")
+
+
+def test_a_metric_defined_by_another_definition_gets_its_formula() -> None:
+    metric, _ = _asked(
+        "What is Brindlewood's FY2024 EBITDA margin? EBITDA is defined as: operating income + "
+        "depreciation and amortization. EBITDA margin is EBITDA / revenues. Round to two "
+        "decimal places.")
+    assert metric is not None and (metric.name, metric.unit) == ("EBITDA margin", "%")
+    assert metric.formula == ("((operating income + depreciation and amortization) / "
+                              "revenues) * 100")
+    unadjusted, _ = _asked(
+        "What is Brindlewood's FY2024 unadjusted EBITDA margin? Unadjusted EBITDA is operating "
+        "income plus depreciation; EBITDA margin is EBITDA divided by net sales.")
+    assert unadjusted is not None
+    assert unadjusted.formula == ("((operating income plus depreciation) divided by net sales)"
+                                  " * 100")
+    named, _ = _asked("What is Brindlewood's FY2024 EBITDA to revenue ratio? The ratio is "
+                      "calculated as EBITDA / revenue.")  # a standard amount metric named
+    assert named is not None and named.formula == (
+        "(operating income + depreciation and amortization) / revenue")
+
+
+@pytest.mark.parametrize(("question", "formula"), [
+    ("What is Brindlewood's EBITDA margin for FY2024?", "ebitda_margin"),
+    ("What was Brindlewood's debt-to-equity ratio at the end of FY2024?", "debt_to_equity"),
+    ("What was Brindlewood's FY2024 dividend payout ratio?", "payout_ratio"),
+    ("What is Brindlewood's total asset turnover in fiscal 2024?", "asset_turnover"),
+    ("What was Brindlewood's inventory turnover ratio in FY2024?", "inventory_turnover"),
+])
+def test_margin_leverage_payout_and_turnover_metrics_named(question: str,
+                                                           formula: str) -> None:
+    metric, _ = _asked(question)
+    assert metric is not None and (metric.formula, metric.year) == (formula, 2024)
+
+
+@pytest.mark.parametrize(("question", "formula"), [
+    ("What percentage of its FY2024 revenues did Brindlewood spend on research and "
+     "development?", "research and development / revenues * 100"),
+    ("What was Brindlewood's FY2024 marketing expense as a percentage of net sales?",
+     "marketing expense / net sales * 100"),
+    ("What is Brindlewood's FY2024 capex as a percentage of revenue?",
+     "capex / revenue * 100"),
+])
+def test_a_line_item_as_a_percentage_of_another(question: str, formula: str) -> None:
+    metric, reason = _asked(question)
+    assert reason == "" and metric is not None
+    assert (metric.formula, metric.unit, metric.year) == (formula, "%", 2024)
+
+
+def test_the_average_of_a_balance_over_two_years() -> None:
+    metric, _ = _asked("What were Quillfeather Mills' average total assets between FY2021 and "
+                       "FY2022? Answer in USD millions.")
+    assert metric == AskedMetric("average total assets", "average total assets",
+                                 unit="amount", year=2022)
+    assert _asked("What was Quillfeather's average total assets from 2018 to 2022?") == (
+        None, "")

@@ -66,7 +66,8 @@ def test_a_standard_metric_shows_its_formula_figures_pages_and_sql(
     ("gross_margin", 1, 40.4), ("operating_margin", 2, 20.19), ("net_margin", 3, 14.615),
     ("dso", 0, 47), ("dio", 2, 100.08), ("working_capital", 0, 1440),
     ("current_ratio", 2, 2.78), ("quick_ratio", 2, 1.69), ("ebitda", 0, 1200),
-    ("roa", 2, 19.61),
+    ("roa", 2, 19.61), ("ebitda_margin", 2, 23.08), ("asset_turnover", 2, 1.34),
+    ("inventory_turnover", 2, 3.65),
 ])
 def test_each_standard_metric(statements: StatementFigures, metric: str, decimals: int,
                               expected: float) -> None:
@@ -92,7 +93,7 @@ def test_growth_and_a_formula_the_question_defines(statements: StatementFigures)
 
 def test_what_cannot_be_computed_says_why(statements: StatementFigures) -> None:
     assert compute("revenue per employee * 2", statements, 2023).error == (
-        "cannot map 'revenue per employee' to a line item of the statements")
+        "no line item for revenue per employee in the statements")
     assert compute("dpo", statements, 2021).error == (
         "the balance sheet has no column for fiscal 2021")
     assert "no line item for total equity" in (compute("net income / equity", statements,
@@ -194,3 +195,51 @@ def test_the_column_of_a_quarter_the_question_names(tmp_path: Path) -> None:
     assert column == "q2023_06_30"
     assert compute("gross_margin", figures, column).rounded == 20.27  # 750 / 3,700
     assert figures.quarter_column(quarter_end(2023, 3, (6, 30))) is None
+
+
+RELEASE = [
+    _statement("income_statement", ["fy2023", "fy2022"], [
+        ["Net sales", 5000, 4700], ["Cost of sales", -3600, -3450],
+        ["Selling and marketing expenses", -700, -650], ["Operating income", 700, 600],
+        ["Net income", 520, 450], ["Net income attributable to Ferncastle plc", 510, 440]], 7),
+    _statement("cash_flow_statement", ["fy2023", "fy2022"], [
+        ["Net income", 520, 450], ["Depreciation, amortization, and impairment", 240, 230],
+        ["Dividends paid", -306, -280]], 8),
+    _statement("balance_sheet", ["d2023_06_30", "d2022_06_30"], [
+        ["Total assets", 9000, 8800],
+        ["Short-term debt and current portion of long-term debt", 60, 40],
+        ["Long-term debt, less current portion", 1900, 1800],
+        ["Shareholders' equity", 2000, 1900]], 8),
+]
+
+
+def test_a_line_item_named_by_its_printed_label(tmp_path: Path) -> None:
+    figures = _store(tmp_path, "labels", RELEASE)
+    roa = compute("net income attributable to Ferncastle plc / total assets * 100", figures,
+                  2023)
+    assert (roa.worked, roa.rounded) == ("510 ÷ 9,000 × 100", 5.67)
+    assert roa.inputs[0].statement == "income_statement"  # the statement that prints it
+    ebitda = compute("operating income plus depreciation, amortization and impairment (from "
+                     "the cash flow statement)", figures, 2023)  # no Oxford comma asked
+    assert (ebitda.worked, ebitda.inputs[1].line_item) == (
+        "700 + 240", "Depreciation, amortization, and impairment")
+    share = compute("selling and marketing expenses / net sales * 100", figures, 2023)
+    assert share.rounded == 14.0  # an expense printed negative: its size
+    debt = compute("(short-term debt and current portion of long-term debt + long-term debt, "
+                   "less current portion) / shareholders' equity", figures, 2023)
+    assert (debt.worked, debt.rounded) == ("(60 + 1,900) ÷ 2,000", 0.98)
+    assert compute("net sales less cost of sales", figures, 2023).rounded == 1400
+    assert compute("payout_ratio", figures, 2022).worked == "280 ÷ 440"
+    assert compute("selling expenses per store", figures, 2023).error == (
+        "no line item for selling expenses per store in the statements")
+
+
+def test_total_debt_is_short_and_long_term_debt(tmp_path: Path) -> None:
+    figures = _store(tmp_path, "debt", RELEASE)
+    assert compute("total debt / total equity", figures, 2023).worked == "(60 + 1,900) ÷ 2,000"
+    assert compute("debt_to_equity", figures, 2022).rounded == 0.97  # (40 + 1,800) / 1,900
+    long_only = _store(tmp_path, "long", [_statement("balance_sheet", ["fy2023"], [
+        ["Long-term debt", 700], ["Total stockholders' equity", 1400]], 3)])
+    ratio = compute("debt_to_equity", long_only, 2023)
+    assert (ratio.worked, ratio.rounded) == ("(0 + 700) ÷ 1,400", 0.5)
+    assert ratio.inputs[0].line_item == "short term debt (not in the statement: 0)"

@@ -4,9 +4,9 @@ A user's message may hold, beside what it asks, definitions and formulas ("DPO i
 as: 365 * ..."), the unit, rounding and format wanted ("Round to two decimal places.",
 "Answer in USD millions."), and a point of view ("Assume you are an equity analyst.").
 Only the question is searched and split into sub-questions; the rest goes to the writing
-and computing steps. A sentence is an instruction when it defines something, asks for a
-format, or sets a standpoint; a message made only of such sentences is a question as a
-whole.
+and computing steps. A sentence is an instruction when it defines something ("X is A divided
+by B" too), asks for a format, or sets a standpoint; a message made only of such sentences
+is a question as a whole.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ _ABBREVIATION = re.compile(
     r"(?:\b[A-Z]\.|\b(?:Inc|Corp|Co|Ltd|No|vs|approx|e\.g|i\.e|St|Mr|Mrs|Dr)\.)$")
 _DEFINITION = re.compile(
     r"\b(?:is|are)\s+(?:defined|calculated|computed|measured|given)\s+(?:as|by)\b"
-    r"|\bdefined\s+as\b|^\s*[\w()/&' -]{1,60}\s*=\s*[\w(]",
+    r"|\bdefined\s+as\b|^\s*[\w()/&' -]{1,60}\s*=\s*[\w(]"
+    r"|^\s*[\w()/&'’ -]{1,60}?\s+(?:is|are|equals)\s+[^?]*?(?:\s[-+*/÷×]\s|\bdivided\s+by\b"
+    r"|\bminus\b|\bplus\b)",
     re.IGNORECASE)
 _FORMAT = re.compile(
     r"^\W*(?:please\s+)?(?:round|express|answer|respond|reply|report|present|format|show"

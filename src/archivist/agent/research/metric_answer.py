@@ -40,14 +40,15 @@ from archivist.index.table_sql import SqlError
 from archivist.index.table_store import StoredTable, quote
 from archivist.types import DocumentRecord, format_location
 
-__all__ = ["DEFAULT_DECIMALS", "MetricPath", "answer_text", "period_label", "result_text"]
+__all__ = ["DEFAULT_DECIMALS", "MetricPath", "answer_text", "asked_period", "period_label",
+           "result_text"]
 
 DEFAULT_DECIMALS = 2
 _SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 _MONTH_NAMES = {number: name.capitalize() for name, number in MONTHS.items() if len(name) > 3
                 or name == "may"}
-_MONTHS_ENDED = re.compile(r"\b(three|3|six|6|nine|9)[- ]months?\s+(?:ended|ending)\s+"
-                           rf"([A-Z][a-z]+\.?\s+\d{{1,2}},?\s+{PERIOD_YEAR})", re.I)
+_MONTHS_ENDED = re.compile(r"\b(?:(three|3|six|6|nine|9)[- ]months?|quarter)\s+(?:ended|ending)\s+"
+                           rf"(?:on\s+)?([A-Z][a-z]+\.?\s+\d{{1,2}},?\s+{PERIOD_YEAR})", re.I)
 _SPANS = {"q": "three months ended", "m6_": "six months ended", "m9_": "nine months ended"}
 
 
@@ -116,7 +117,7 @@ class MetricPath:
             statements = self._statements(tables)
         except SqlError as exc:
             return _fallback(f"the statements could not be read: {exc}", index)
-        period, reason = _period(question, year, record, statements)
+        period, reason = asked_period(question, year, record, statements)
         if period is None:
             return _fallback(reason, index)
         wanted = answer_format([*instructions, question])
@@ -208,16 +209,17 @@ def _fallback(reason: str, index: int) -> dict[str, Any]:
     return {"metric_answered": False}
 
 
-def _period(question: str, year: int, record: DocumentRecord, statements: StatementFigures
+def asked_period(question: str, year: int, record: DocumentRecord, statements: StatementFigures
             ) -> tuple[Period | None, str]:
     """The fiscal year asked, or the three-month column of the one quarter it names.
 
-    A quarter is named as ``Q4``, ``fourth quarter`` or ``three months ended June 30, 2023``.
+    A quarter is named as ``Q4``, ``fourth quarter``, ``three months ended June 30, 2023`` or
+    ``the quarter ended June 30, 2023``.
     """
     span = _MONTHS_ENDED.search(question)
     if span is not None:  # "the three months ended June 30, 2023": that quarter's column
         end = parse_date(span.group(2))
-        if end is None or span.group(1).lower() not in ("three", "3"):
+        if end is None or (span.group(1) or "three").lower() not in ("three", "3"):
             return None, f"the statements are not read for the {span.group(0)}"
         column = statements.quarter_column(end)
         if column is None:
