@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import date
 
+from archivist.filings.naming import filer_year, named_like, year_end_of
 from archivist.filings.periods import (
     DATE,
     dates_after,
@@ -22,7 +23,13 @@ from archivist.filings.periods import (
     parse_date,
     parse_month_day,
 )
-from archivist.filings.release import RESULTS, release_period, results_period
+from archivist.filings.release import (
+    RESULTS,
+    ReportedPeriod,
+    named_period,
+    release_period,
+    results_period,
+)
 
 __all__ = ["EARNINGS", "FilingInfo", "core_name", "filing_info", "plain_text"]
 
@@ -77,6 +84,10 @@ _EVENT = re.compile(r"date of report\s*(?:\([^)]*\))?\s*:?\s*", re.I)
 _YEAR_END = re.compile(r"fiscal year[- ]?end(?:s|ed|ing|s on)?\s*(?:on\s*)?:?\s*"
                        r"|(?:twelve|12) months ended\s*", re.I)
 
+_WEEKDAY = re.compile(r"^\s*(?:the\s+)?(?:last\s+)?(?:Saturday|Sunday|Friday)\s+"
+                      r"(?:nearest|closest)(?:\s+to)?\s+", re.I)
+"""``the Saturday nearest January 31``: a 52/53-week year end, read as its month and day."""
+
 
 @dataclass
 class FilingInfo:
@@ -130,9 +141,12 @@ def filing_info(markdown: str) -> FilingInfo | None:
     if end is not None and form == EARNINGS and info.fiscal_quarter == 4:
         year_end = (end.month, end.day)  # a fourth quarter closes its fiscal year
     if form == "8-K":
-        furnished = results_period(head)
-        if furnished.fiscal_year is not None:
-            info.fiscal_year, info.fiscal_quarter = furnished.fiscal_year, furnished.fiscal_quarter
+        _furnished(info, head, year_end, cited)
+    elif end is not None and info.fiscal_year is not None:
+        info.fiscal_year = _own_year(
+            plain_text(markdown[:_TICKER_CHARS]), ReportedPeriod(
+                info.fiscal_year, 4 if form == "10-K" else info.fiscal_quarter, end),
+            year_end, head[:3_000] if form == EARNINGS else "")
     if year_end is not None:
         info.fiscal_year_end = f"{year_end[0]:02d}-{year_end[1]:02d}"
     return info
@@ -272,9 +286,14 @@ def _ticker(head: str) -> str | None:
 
 
 def _year_end(head: str) -> tuple[tuple[int, int] | None, date | None]:
-    """The fiscal year end (month, day) a filing prints first, and its date when it has one."""
+    """The fiscal year end (month, day) a filing prints first, and its date when it has one.
+
+    A year ending on a weekday nearest a day (``the Saturday nearest January 31``) ends on
+    that day, give or take three days.
+    """
     for match in _YEAR_END.finditer(head):
-        after = head[match.end():match.end() + 30]
+        after = head[match.end():match.end() + 80]
+        after = _WEEKDAY.sub("", after, count=1)[:30]
         found = parse_month_day(after[:24])
         if found is not None:
             return found, parse_date(after) if DATE.match(after.lstrip()) else None
@@ -292,3 +311,46 @@ def _period_end(cover: str, form: str) -> date | None:
             found = [d for d in map(parse_date, [cover[max(0, match.start() - 40):
                                                        match.start()]]) if d is not None]
     return found[0] if found else None
+
+
+def _own_year(text: str, reported: ReportedPeriod, year_end: tuple[int, int] | None,
+              top: str) -> int:
+    """The fiscal year of the period ``reported`` as the filing names it.
+
+    By a year its text names with its day, else as the top of a release (``top``) names
+    the quarter reported in a phrase or its results headline, else the year as reported.
+    """
+    year, quarter, end = reported
+    assert year is not None and end is not None
+    if year_end is None and quarter:
+        year_end = year_end_of(end, quarter)
+    own = filer_year(text, top, end, quarter, year, year_end)
+    headline = named_period(DATE.sub(" ", top))  # a date's year names no fiscal year
+    if own is None and headline.fiscal_quarter == quarter \
+            and named_like(headline.fiscal_year, year, year_end):
+        own = headline.fiscal_year
+    return own if own is not None else year
+
+
+def _furnished(info: FilingInfo, head: str, year_end: tuple[int, int] | None,
+               cited: date | None) -> None:
+    """Place an 8-K that furnishes results in the fiscal year and quarter it reports.
+
+    Read as an earnings release from its results headline on (the period's last day, the
+    year end printed or the one the quarter named implies, the filer's own name for the
+    year); the 8-K keeps its date of report as its period. An 8-K furnishing no results
+    keeps the fiscal year of that date.
+    """
+    text = " ".join(head.split())
+    found = RESULTS.search(text)
+    if found is None:
+        return
+    part = text[max(0, found.start() - 300):]
+    reported = release_period(part, year_end, cited)
+    if reported.end is not None and reported.fiscal_year is not None:
+        info.fiscal_quarter = reported.fiscal_quarter
+        info.fiscal_year = _own_year(part, reported, year_end, part[:3_000])
+        return
+    furnished = results_period(head)
+    if furnished.fiscal_year is not None:
+        info.fiscal_year, info.fiscal_quarter = furnished.fiscal_year, furnished.fiscal_quarter

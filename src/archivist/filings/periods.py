@@ -2,7 +2,8 @@
 
 Pure functions. A fiscal year is named by the calendar year it ends in (a year ended
 June 30, 2023 is fiscal 2023; one ended January 28, 2023 is fiscal 2023 too), and its
-quarters are counted from the month after the fiscal year end.
+quarters are counted from the month after the fiscal year end. A filing that names its
+year otherwise is catalogued by its own name (:mod:`archivist.filings.naming`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import re
 from datetime import date
 from typing import NamedTuple
 
+from archivist.filings.naming import year_end_of
 from archivist.filings.periods import (
     dates_after,
     fiscal_quarter,
@@ -21,7 +22,7 @@ from archivist.filings.periods import (
     parse_date,
 )
 
-__all__ = ["RESULTS", "ReportedPeriod", "release_period", "results_period"]
+__all__ = ["RESULTS", "ReportedPeriod", "named_period", "release_period", "results_period"]
 
 RESULTS = re.compile(
     r"\b(?:reports?|reported|announce[sd]?|delivers?|posts?)\b[^.\n]{0,90}\b(?:results|earnings)\b"
@@ -53,20 +54,20 @@ def named_period(top: str) -> ReportedPeriod:
     """The fiscal year and quarter a headline or dateline names.
 
     ``Fourth-Quarter 2022 Results``, ``results for the fourth quarter and full year 2022``
-    and ``fiscal 2022`` all name fiscal 2022, quarter 4.
+    and ``fiscal 2022`` all name fiscal 2022, quarter 4; ``First Quarter Results`` names
+    quarter 1 of no year.
     """
     top = " ".join(top.split())  # a headline broken over lines
     years = re.findall(r"\b((?:19|20)\d{2})\b(?=[^.\n]{0,40}\bresults\b)"
                        r"|(?<=\bresults for\b)[^.\n]{0,40}?\b((?:19|20)\d{2})\b", top, re.I)
     years = [a or b for a, b in years] or _FISCAL_NAMED.findall(top)
-    if not years:
-        return ReportedPeriod()
-    year = int(years[0]) + (2000 if int(years[0]) < 100 else 0)
     quarter = _QUARTER_NAMED.search(top)
-    number: int | None = 4 if _FULL_YEAR.search(top) else None
+    number: int | None = 4 if years and _FULL_YEAR.search(top) else None
     if quarter:
         number = _ORDINALS.get((quarter.group(1) or "").lower()) or int(quarter.group(2))
-    return ReportedPeriod(year, number)
+    if not years:
+        return ReportedPeriod(None, number)
+    return ReportedPeriod(int(years[0]) + (2000 if int(years[0]) < 100 else 0), number)
 
 
 def release_period(head: str, year_end: tuple[int, int] | None,
@@ -74,8 +75,9 @@ def release_period(head: str, year_end: tuple[int, int] | None,
     """The period an earnings release reports.
 
     The latest date printed after a period's label (``weeks ended``, ``quarter ended``)
-    is its last day, placed in a fiscal year by ``year_end``; the headline's quarter
-    stands when that day is no quarter's end. Else the headline names the year and
+    is its last day, placed in a fiscal year by ``year_end`` (unknown: the year the
+    headline's quarter, ending that day, belongs to); the headline's quarter stands when
+    that day is no quarter's end. Else the headline names the year and
     quarter, and a fourth quarter closes on the last fiscal year end on or before the
     release's date (its first date printed), so a year ending in January is the one that
     ended just before the release, whatever year the headline names it by. ``cited`` is a
@@ -85,6 +87,8 @@ def release_period(head: str, year_end: tuple[int, int] | None,
     found = dates_after(_PERIOD_END, head[:_BODY_CHARS])
     if found:
         end = max(found)
+        if year_end is None and named.fiscal_quarter:  # the quarter named places the year
+            year_end = year_end_of(end, named.fiscal_quarter)
         return ReportedPeriod(fiscal_year_of(end, year_end),
                               fiscal_quarter(end, year_end) or named.fiscal_quarter, end)
     if named.fiscal_year is None or named.fiscal_quarter != 4 or year_end is None:

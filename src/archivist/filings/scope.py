@@ -4,7 +4,10 @@ Pure functions over a question's text and the documents' filing metadata (catalo
 or mappings with the same keys). ``scope`` returns the ids of the matching documents, or
 an empty list when the question names nothing a filing is known by (no scope: search
 everything). Each named criterion narrows the set only while something is left, so a
-question about a year a filing holds only as its comparative column still finds it.
+question about a year a filing holds only as its comparative column still finds it. A
+year is matched as the catalog names it (as the filer does, else by its end); with no
+year's report so named, a year's report ending in the next January or February is kept
+too (a retailer's year named by its start).
 """
 
 from __future__ import annotations
@@ -83,6 +86,16 @@ def named_quarters(question: str) -> set[int]:
             for m in _QUARTER.finditer(question)}
 
 
+def _annual(document: Any) -> bool:
+    return _get(document, "form") == "10-K" or _get(document, "fiscal_quarter") == 4
+
+
+def _ends_early_in(document: Any, years: set[int]) -> bool:
+    """Whether the period ends in January or February of one of ``years`` (a retail year)."""
+    period = str(_get(document, "period") or "")
+    return period[:4].isdigit() and int(period[:4]) in years and period[5:7] in ("01", "02")
+
+
 def _narrowed(documents: list[Any], keep: list[Any]) -> list[Any]:
     return keep or documents
 
@@ -105,6 +118,9 @@ def scope(question: str, documents: Sequence[Any]) -> list[str]:
         if not exact and later:  # a year the next filings hold as comparatives
             nearest = min(_get(d, "fiscal_year") for d in later)
             exact = [d for d in later if _get(d, "fiscal_year") == nearest]
+        if not any(_annual(d) for d in exact):  # a year some name by its start
+            exact += [d for d in chosen if d not in exact and _annual(d)
+                      and _ends_early_in(d, {y + 1 for y in years})]
         chosen = _narrowed(chosen, exact)
     if quarters:
         chosen = _narrowed(chosen, [d for d in chosen if _get(d, "fiscal_quarter") in quarters])

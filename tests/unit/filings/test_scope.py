@@ -64,3 +64,32 @@ def test_a_company_whose_cover_prints_its_name_in_capitals() -> None:
     assert scope("Does Selborne have positive working capital in FY2023?", docs) == ["s23"]
     assert scope("Is Wyndcrest's margin rising?", docs) == ["w23"]  # its first word
     assert scope("Is wyndcrest's margin rising?", docs) == []  # a first word is capitalised
+
+
+RETAILER = [
+    {"document_id": "k23", "company": "Wrenfield Stores, Inc.", "ticker": "WRN", "form": "10-K",
+     "fiscal_year": 2022, "fiscal_quarter": None, "period": "2023-01-28"},
+    {"document_id": "k22", "company": "Wrenfield Stores, Inc.", "ticker": "WRN", "form": "10-K",
+     "fiscal_year": 2021, "fiscal_quarter": None, "period": "2022-01-29"},
+    {"document_id": "q23", "company": "Wrenfield Stores, Inc.", "ticker": "WRN", "form": "10-Q",
+     "fiscal_year": 2023, "fiscal_quarter": 2, "period": "2023-07-29"},
+]
+UNNAMED = [  # a 10-K whose text names no year, and a 10-Q that names its year by its start
+    {"document_id": "k", "company": "Tessaly Cosmetics, Inc.", "ticker": "TSLY", "form": "10-K",
+     "fiscal_year": 2023, "fiscal_quarter": None, "period": "2023-01-28"},
+    {"document_id": "q", "company": "Tessaly Cosmetics, Inc.", "ticker": "TSLY", "form": "10-Q",
+     "fiscal_year": 2022, "fiscal_quarter": 2, "period": "2022-07-30"},
+]
+
+
+def test_a_year_named_by_its_start_finds_the_filing_the_filer_names_so() -> None:
+    assert scope("What were Wrenfield's fiscal 2022 net sales?", RETAILER) == ["k23"]
+    assert scope("What were Wrenfield's fiscal 2021 net sales?", RETAILER) == ["k22"]
+    assert scope("Wrenfield's FY2020 net sales?", RETAILER) == ["k22"]  # a comparative column
+    assert scope("Wrenfield's second quarter of fiscal 2023 sales?", RETAILER) == ["q23"]
+
+
+def test_a_year_s_report_ending_the_next_january_is_kept_when_none_is_named_that_year() -> None:
+    assert sorted(scope("What were Tessaly's fiscal 2022 net sales?", UNNAMED)) == ["k", "q"]
+    assert scope("Tessaly's second quarter of fiscal 2022 sales?", UNNAMED) == ["q"]
+    assert scope("Tessaly's fiscal 2023 net sales?", UNNAMED) == ["k"]
