@@ -136,7 +136,8 @@ def _formula_unit(name: str, formula: str) -> str:
 def _with_metrics(formula: str) -> str:
     """A formula with each amount metric it names (EBITDA, free cash flow) put as its formula."""
     for key in ("ebitda", "free_cash_flow", "working_capital"):
-        formula = _PATTERN[key].sub(lambda _m, key=key: f"({METRICS[key][1]})", formula)
+        replacement = f"({METRICS[key][1]})"
+        formula = _PATTERN[key].sub(lambda _m: replacement, formula)  # noqa: B023
     return formula
 
 
