@@ -95,6 +95,9 @@ def test_an_answer_stating_the_figure_or_a_result_of_many_rows_is_left_alone() -
         "Gross profit was 1,203.50 million."
     many = SqlResult(["item", "y2023"], [["Leases", 10], ["Debt", 20]])
     assert with_result_figures("Debt was larger.", many, None, ()) == "Debt was larger."
+    hundred = SqlResult(["item", "y2023"], [["Leases", 100]])
+    assert with_result_figures("Leases, 1 of the lines.", hundred, None, ()) == \
+        "Leases, 1 of the lines (y2023: 100)."  # 100 is not the 1 stated
     labels = SqlResult(["item", "year"], [["Leases", 2023]])  # a year is no figure
     assert with_result_figures("Leases.", labels, None, ()) == "Leases."
 

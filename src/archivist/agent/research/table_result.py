@@ -214,6 +214,12 @@ _CLOSING_MARKS = re.compile(r"(?:\s*\[[^\]]*\])*\s*$")
 _SHOWN_FIGURES = 3
 
 
+def _plain(number: str) -> str:
+    """``1,203.50`` as ``1203.5``: no grouping, no trailing decimal zeros (``100`` stays)."""
+    digits = number.replace(",", "")
+    return digits.rstrip("0").rstrip(".") if "." in digits else digits
+
+
 def _is_figure(value: Any) -> bool:
     return isinstance(value, float) or (
         isinstance(value, int) and not isinstance(value, bool) and not 1900 <= value <= 2100)
@@ -236,9 +242,9 @@ def with_result_figures(answer: str, result: SqlResult, decimals: int | None,
                                                         strict=False) if _is_figure(value)]
     if not figures:
         return answer
-    stated = {d.replace(",", "").rstrip("0").rstrip(".") for d in _DIGITS.findall(answer)}
+    stated = {_plain(d) for d in _DIGITS.findall(answer)}
     shown = [(column, shown_value(value, decimals)) for column, value in figures]
-    if any(text.replace(",", "").rstrip("0").rstrip(".") in stated for _, text in shown):
+    if any(_plain(text) in stated for _, text in shown):
         return answer
     named = {u.strip() for u in units if u and u.strip()}
     unit = f", in {named.pop()}" if len(named) == 1 else ""
