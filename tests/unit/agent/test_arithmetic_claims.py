@@ -24,6 +24,7 @@ def test_wrong_arithmetic_and_plain_figures_derive_nothing() -> None:
     assert derived_figures("Net sales were 2,418 in the first half and 2,507 in the second.") \
         == []
     assert derived_figures("1 / 0 = 5") == []
+    assert derived_figures("2,418 - 2,507 = -$89") == ["89"]  # a signed amount
 
 
 def test_a_sum_written_out_is_supported_by_the_row_of_its_operands() -> None:

@@ -53,7 +53,7 @@ def _evaluate(expression: str) -> float | None:
 
 def _holds(working: float, written: str) -> bool:
     """Whether ``written`` is ``working`` as rounded, or as a percent of a fraction."""
-    number = float(written.strip("$%").replace(",", "").replace("−", "-"))
+    number = float(re.sub(r"[$%,]", "", written).replace("−", "-"))
     decimals = len(written.strip("%").split(".")[1]) if "." in written else 0
     candidates = [working, working * 100] if written.endswith("%") else [working]
     for value in candidates:
