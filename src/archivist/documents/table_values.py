@@ -15,8 +15,8 @@ import re
 from archivist.types import Cell, DataTable
 
 __all__ = [
-    "data_table", "is_year", "markdown_tables", "name_tables", "parse_cell", "render_markdown",
-    "sql_name", "unit_of",
+    "data_table", "is_year", "markdown_tables", "name_tables", "names_the_rows", "parse_cell",
+    "render_markdown", "sql_name", "unit_of",
 ]
 
 _NULLS = frozenset({"", "—", "–", "-", "−", "— %", "—%", "n/a", "na", "nm", "n.m.", "*", "none"})
@@ -47,6 +47,12 @@ _PERIOD = re.compile(
     r"(?: ended| ending)?[^.:]*?(?:\d{1,2},?)?\s*(?:(?:19|20)\d{2})?,?\s*$",
     re.IGNORECASE,
 )
+
+_ROW_NAME_WORDS = 3
+_NOT_ROW_NAME = re.compile(
+    r"\d|\$|%|\b(?:thousands?|millions?|billions?|except|per|years?|months?|weeks?|quarters?|"
+    r"ended|ending|fiscal|as of|january|february|march|april|may|june|july|august|september|"
+    r"october|november|december)\b", re.IGNORECASE)
 
 
 def parse_cell(text: str) -> Cell:
@@ -83,6 +89,18 @@ def unit_of(text: str) -> str:
     if word:
         return word if word.endswith("s") else word + "s"
     return _SHORT_UNITS[(match.group(3) or "").lower()]
+
+
+def names_the_rows(header: str) -> bool:
+    """Whether the header over a table's row labels names what the rows are (``Segment``).
+
+    A unit note (``In millions``), a period over the figures' columns (``Fiscal Years
+    Ended``, ``June 30``) or a caption run into the corner cell names nothing the rows
+    hold: such a label column is called ``item``, as every unnamed one is, so that one
+    name finds the row labels of any table. The header stays the column's label.
+    """
+    words = header.split()
+    return 0 < len(words) <= _ROW_NAME_WORDS and not _NOT_ROW_NAME.search(header)
 
 
 def sql_name(text: str, fallback: str, used: set[str]) -> str:
@@ -219,8 +237,10 @@ def _typed(caption: str, labels: list[str], body: list[list[str]],
     used: set[str] = set()
     names = []
     for index, label in enumerate(labels):
-        fallback = "item" if index == 0 and kinds[0] == "text" else f"col{index + 1}"
-        names.append(sql_name(label, fallback, used))
+        if index == 0 and kinds[0] == "text":
+            names.append(sql_name(label if names_the_rows(label) else "", "item", used))
+            continue
+        names.append(sql_name(label, f"col{index + 1}", used))
     if any(sections):
         names.insert(1, sql_name("section", "section", used))
         labels = [labels[0], "section", *labels[1:]]

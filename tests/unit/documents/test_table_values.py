@@ -7,6 +7,7 @@ import pytest
 from archivist.documents.table_values import (
     data_table,
     name_tables,
+    names_the_rows,
     parse_cell,
     render_markdown,
     sql_name,
@@ -55,6 +56,30 @@ def test_names_are_sql_identifiers_and_unique() -> None:
     assert sql_name('x"; DROP TABLE t; --', "c", used) == "x_drop_table_t"
     assert sql_name("2017", "c", used) == "y2017_2"
     assert sql_name("", "col3", used) == "col3"
+
+
+@pytest.mark.parametrize(
+    ("header", "named"),
+    [("Segment", True), ("Region", True), ("Line item", True), ("", False),
+     ("In millions", False), ("(in thousands, except per share data)", False),
+     ("Fiscal Years Ended", False), ("June 30", False), ("Twelve months to 2023", False),
+     ("Payments due by period for the obligations listed below", False)],
+)
+def test_a_row_label_header_names_the_rows_only_when_it_is_a_short_name(
+        header: str, named: bool) -> None:
+    assert names_the_rows(header) is named
+
+
+def test_the_row_labels_are_called_item_when_their_header_names_no_rows() -> None:
+    period_corner = data_table([["Fiscal Years Ended", "March 2, 2024", "March 4, 2023"],
+                                ["Revenue", "1,200", "1,100"], ["Net income", "90", "80"]],
+                               "Statements of earnings")
+    named_corner = data_table([["Segment", "2024", "2023"], ["Pumps", "700", "650"],
+                               ["Valves", "500", "450"]], "Revenue by segment")
+    assert period_corner is not None and named_corner is not None
+    assert period_corner.columns[0] == "item"
+    assert period_corner.labels[0] == "Fiscal Years Ended"
+    assert named_corner.columns[0] == "segment"
 
 
 def test_header_is_found_below_title_rows_and_above_the_first_figures() -> None:
