@@ -16,16 +16,18 @@ and written to ``OUT/filings.json``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from archivist.application import open_application
 from archivist.evaluation.answers import run_answers
 from archivist.evaluation.baselines import make_asker
-from archivist.evaluation.qa_datasets import load_qa_dataset
+from archivist.evaluation.qa_datasets import QAItem, load_qa_dataset
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -59,6 +61,8 @@ def main() -> int:
             print(f"missing: {path}", file=sys.stderr)
             return 2
     items = load_qa_dataset(args.questions, args.labels)[: args.limit]
+    names = renamed_filings(EVAL / "financebench" / "pdfs", args.pdfs)
+    items = [as_renamed(item, names) for item in items]
     with open_application(data_dir=args.data_dir) as app:
         started, load_before = time.perf_counter(), _load()
         report = app.ingest.files([args.pdfs], COLLECTION)
@@ -93,6 +97,31 @@ def main() -> int:
     (args.out / "filings.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     print(f"load {_load()}; wrote {args.out / 'filings.json'}")
     return 0
+
+
+def renamed_filings(originals: Path, pdfs: Path) -> dict[str, str]:
+    """The name each original filing has among ``pdfs``, matched by content (SHA-256).
+
+    The questions name their gold filings by the original file names; a run over copies
+    named ``1.pdf``, ``2.pdf``, ... scores its cited pages against the copies' names. A
+    filing with no copy keeps its name (its pages then count as not cited).
+    """
+    def digests(folder: Path) -> dict[str, str]:
+        return {hashlib.sha256(f.read_bytes()).hexdigest(): f.name
+                for f in sorted(folder.glob("*.pdf"))} if folder.is_dir() else {}
+
+    copies = digests(pdfs)
+    return {Path(name).stem: copies[digest] for digest, name in digests(originals).items()
+            if digest in copies}
+
+
+def as_renamed(item: QAItem, names: dict[str, str]) -> QAItem:
+    """``item`` with its gold filings and pages named as the run's copies are."""
+    def named(doc: str) -> str:
+        return names.get(Path(doc).stem, doc)
+
+    return replace(item, gold_documents=[named(d) for d in item.gold_documents],
+                   gold_pages=[(named(d), page) for d, page in item.gold_pages])
 
 
 def _correct(path: Path) -> dict[str, int]:
