@@ -113,7 +113,7 @@ def main() -> int:
     with Application(settings) as library:
         for item in items:
             steps = (_by_service if args.agent else _by_path)(library, item["question"])
-            metric = [detail for kind, detail in steps if kind == "metric"]
+            metric = [detail for kind, detail in steps if kind == "metric"][-1:]
             fallback = [detail for kind, detail in steps if kind == "metric_fallback"]
             value = _shown_value(metric[0], item["unit"]) if metric else None
             grade = _grade(item["truth"], value, bool(fallback))
