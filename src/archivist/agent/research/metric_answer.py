@@ -171,7 +171,7 @@ class MetricPath:
         items, places = self._evidence([r for r, _ in results], statements, record, index)
         shown = [answer_text(r, s, record, y, statements.unit(), p)
                  for (r, s), y, p in zip(results, years, places, strict=True)]
-        text = "\n\n".join([summary.sentence, *shown])
+        text = "\n\n".join([f"{summary.sentence}\n{summary.step}", *shown])
         return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
 
     def _filing(self, question: str, year: int | None
