@@ -6,8 +6,10 @@ stored (``filings.scope``), :mod:`archivist.filings.metrics` computes it with no
 call, each figure read by one SELECT shown as a ``sql`` step. The answer states the
 formula, the formula with the figures put in, and the result rounded and in the unit the
 instructions ask (2 decimals unless asked otherwise), each figure cited to its page. A
-metric that cannot be computed is a ``metric_fallback`` step with the reason, and the
-question goes on by the usual path; nothing is guessed.
+metric asked across fiscal years (its change, its mean) is computed so for each year, each
+shown, then their change or mean (:mod:`archivist.agent.research.metric_across`). A
+metric that cannot be computed (across years: for any one of them) is a ``metric_fallback``
+step with the reason, and the question goes on by the usual path; nothing is guessed.
 """
 
 from __future__ import annotations
@@ -132,6 +134,8 @@ class MetricPath:
         if isinstance(done, str):
             return _fallback(done, index)
         result, shown = done
+        emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
+                  sub_question=index, document=record.name)
         items, places = self._evidence([result], statements, record, index)
         text = answer_text(result, shown, record, period, statements.unit(), places[0])
         return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
@@ -146,10 +150,7 @@ class MetricPath:
                 emit_step(StepKind.SQL, figure.sql, sub_question=index, figure=figure.line_item)
         if result.error or result.value is None:
             return f"{result.metric} not computed: {result.error}"
-        shown = result_text(result, wanted, decimals)
-        emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
-                  sub_question=index, document=record.name)
-        return result, shown
+        return result, result_text(result, wanted, decimals)
 
     def _across(self, question: str, metric: AskedMetric, year: int, record: DocumentRecord,
                 statements: StatementFigures, wanted: AnswerFormat, index: int
@@ -166,6 +167,9 @@ class MetricPath:
             if isinstance(done, str):
                 return _fallback(f"fiscal {each}: {done}", index)
             results.append(done)
+        for result, shown in results:
+            emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
+                      sub_question=index, document=record.name)
         summary = across_summary(metric, record, years, results, wanted, decimals)
         emit_step(StepKind.METRIC, summary.step, sub_question=index, document=record.name)
         items, places = self._evidence([r for r, _ in results], statements, record, index)
