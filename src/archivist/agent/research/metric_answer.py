@@ -173,9 +173,9 @@ class MetricPath:
         summary = across_summary(metric, record, years, results, wanted, decimals)
         emit_step(StepKind.METRIC, summary.step, sub_question=index, document=record.name)
         items, places = self._evidence([r for r, _ in results], statements, record, index)
-        shown = [answer_text(r, s, record, y, statements.unit(), p)
-                 for (r, s), y, p in zip(results, years, places, strict=True)]
-        text = "\n\n".join([f"{summary.sentence}\n{summary.step}", *shown])
+        each_year = [answer_text(r, s, record, y, statements.unit(), p)
+                     for (r, s), y, p in zip(results, years, places, strict=True)]
+        text = "\n\n".join([f"{summary.sentence}\n{summary.step}", *each_year])
         return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
 
     def _filing(self, question: str, year: int | None
