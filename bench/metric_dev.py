@@ -3,17 +3,20 @@
 Usage::
 
     python bench/metric_dev.py --data-dir LIB [--collection pdfs] [--policy small] [--only ID]
+        [--questions bench/data/metric_questions_fresh.jsonl]
 
 ``LIB`` is a library holding the dev filings (``bench/pdfs_library.py`` builds one; copy
-it first, a run opens it for writing). Each question of ``bench/data/metric_questions.jsonl``
-(written by hand for the dev filings, with its figure worked out from the filing's pages)
-goes to the metric path as the agent hands it over: the question told apart from its
-instructions (``split_instructions``), the metric path run on it with its steps recorded;
-``--agent`` asks the whole agent instead, with the scripted model (slower: a fallback runs
-the usual path too). No model computes anything. A computed figure is
-right within 1% of ``truth`` (the figure in the unit the question asks); a question whose
-``truth`` is null is right when the path falls back. The table and each question's
-computation or fallback reason are printed.
+it first, a run opens it for writing). Each question of the ``--questions`` file (default
+``bench/data/metric_questions.jsonl``; also ``metric_questions_fresh.jsonl`` and
+``metric_change_questions.jsonl``, a metric's change or mean across years; all written by
+hand for the dev filings, each figure worked out from the filing's pages) goes to the
+metric path as the agent hands it over: the question told apart from its instructions
+(``split_instructions``), the metric path run on it with its steps recorded; ``--agent``
+asks the whole agent instead, with the scripted model (slower: a fallback runs the usual
+path too). No model computes anything. The figure graded is the last ``metric`` step's
+(across years: their change or mean); it is right within 1% of ``truth`` (the figure in
+the unit the question asks); a question whose ``truth`` is null is right when the path
+falls back. The table and each question's computation or fallback reason are printed.
 """
 
 from __future__ import annotations
@@ -113,7 +116,7 @@ def main() -> int:
     with Application(settings) as library:
         for item in items:
             steps = (_by_service if args.agent else _by_path)(library, item["question"])
-            metric = [detail for kind, detail in steps if kind == "metric"]
+            metric = [detail for kind, detail in steps if kind == "metric"][-1:]
             fallback = [detail for kind, detail in steps if kind == "metric_fallback"]
             value = _shown_value(metric[0], item["unit"]) if metric else None
             grade = _grade(item["truth"], value, bool(fallback))

@@ -174,3 +174,35 @@ def test_three_months_the_statements_hold_no_column_for_are_not_answered_by_the_
     (fallback,) = steps(events, "metric_fallback")
     assert "no column for the three months ended May 31, 2023" in fallback["detail"]
     assert not steps(events, "metric")
+
+
+def test_a_margins_change_across_years_is_each_year_computed_then_their_difference(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel(), "small")) as service:
+        events = run(service, "Did Tallowmere Outfitters' operating margin improve from FY2022 "
+                              "to FY2023?")
+    answer = done(events)["answer"]
+    # 1,363 / 8,640 = 15.7755%; 1,181 / 7,910 = 14.9305%
+    assert answer.startswith("Yes. Operating margin of Tallowmere Outfitters, Inc. rose from "
+                             "14.93% in fiscal 2022 to 15.78% in fiscal 2023, by 0.84 "
+                             "percentage points: it improved")
+    assert "= 1,181 ÷ 7,910 × 100\n= 14.93%" in answer
+    assert "Operating income, fiscal 2023: 1,363 [1.pdf, p. 2]" in answer
+    details = [s["detail"] for s in steps(events, "metric")]
+    assert len(details) == 3 and details[-1] == (
+        "change in operating margin from fiscal 2022 to fiscal 2023 = 15.7755% - 14.9305% = "
+        "0.84 percentage points")
+    assert not steps(events, "search")
+
+
+def test_a_change_from_a_year_the_statements_do_not_hold_falls_back_with_the_year(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel())) as service:
+        events = run(service, "How did Tallowmere Outfitters' current ratio change from FY2021 "
+                              "to FY2022?")
+    (fallback,) = steps(events, "metric_fallback")
+    assert fallback["detail"] == ("fiscal 2021: current ratio not computed: the balance sheet "
+                                  "has no column for fiscal 2021: answering by the usual path")
+    assert not steps(events, "metric")

@@ -5,16 +5,19 @@ for a metric when it defines one ("DPO is defined as: 365 * ..."), names one of
 :data:`archivist.filings.metrics.METRICS` ("days payable outstanding", "current ratio",
 "EBITDA"), or names the growth of a line item ("revenue growth", "growth in net income").
 A percent metric (a margin, a rate, a return) whose own formula gives a fraction is shown
-in percent. It asks for one fiscal year's value: a question about why a figure moved, an adjusted
-(non-GAAP) figure, a change or comparison of a ratio, or several years (two consecutive
-ones for a growth) asks for no single computation, and gets ``None`` with the reason.
+in percent. It asks for one fiscal year's value, or the metric's change or mean across the
+years :func:`archivist.filings.comparison.across_years` reads (then ``across`` says which); a
+question about why a figure moved, an adjusted (non-GAAP) figure, another comparison, or
+several years of a growth (two consecutive ones are one growth) asks for no computation, and
+gets ``None`` with the reason.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from archivist.filings.comparison import Across, across_years
 from archivist.filings.concepts import concept_named
 from archivist.filings.definitions import asked_definition, definitions_in, without_definitions
 from archivist.filings.metrics import METRICS
@@ -106,6 +109,8 @@ class AskedMetric:
     ``formula`` is a :data:`METRICS` key or a formula as the question wrote it;
     ``growth_of`` the line item whose growth is asked (then ``formula`` is empty). ``unit``
     is the unit of a question's own formula (``%``, ``days``, ``amount`` or ``""``).
+    ``across`` is set when its change or mean across fiscal years is asked (then ``year``
+    is the last of them).
     """
 
     name: str
@@ -113,6 +118,7 @@ class AskedMetric:
     growth_of: str = ""
     unit: str = ""
     year: int | None = None
+    across: Across | None = None
 
 
 def standard_metric(text: str) -> str | None:
@@ -267,12 +273,19 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
     """
     asked = without_definitions(question)
     defined = asked_definition(definitions_in(f"{definitions} {question}"), asked)
+    key = standard_metric(asked)
+    if defined is not None and _defines_a_part(defined[0], key, asked):
+        defined = None
     years = sorted(named_years(asked))
-    share = None if defined or _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked) \
-        else _share_asked(asked, years)
+    plain = not (_NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked))
+    across = across_years(asked, years) if plain else None
+    if across is not None and across.kind == "average" and not defined:
+        share = _share_asked(across.question, [])
+        if share is not None:
+            return _across(share, across), ""
+    share = _share_asked(asked, years) if plain and not defined and across is None else None
     if share is not None:
         return share, ""
-    key = standard_metric(asked)
     growth = None if defined or key else _growth_of(asked)
     if not (defined or key or growth):
         return _line_item_asked(asked, years), ""
@@ -284,15 +297,35 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
             return None, "the question asks for a growth over more than one year"
         return AskedMetric(f"{growth} growth", growth_of=growth, unit="%",
                            year=years[-1] if years else None), ""
-    if _COMPARED.search(asked) or len(years) > 1:
+    if across is None and (_COMPARED.search(asked) or len(years) > 1):
         return None, "the question asks for a change or comparison, not one year's value"
-    year = years[0] if years else None
+    year = years[0] if years and across is None else None
     if defined:
         name, formula = defined
         formula = _with_metrics(formula)
         unit = _formula_unit(name, formula)
-        return AskedMetric(name, _in_percent(formula, unit), unit=unit, year=year), ""
+        return _across(AskedMetric(name, _in_percent(formula, unit), unit=unit, year=year),
+                       across), ""
     assert key is not None
     if METRICS[key][2] == "amount" and _RATIO_OF.search(asked):
         return None, "the question asks for a ratio of the metric, not its value"
-    return AskedMetric(METRICS[key][0], key, year=year), ""
+    return _across(AskedMetric(METRICS[key][0], key, year=year), across), ""
+
+
+def _defines_a_part(name: str, key: str | None, asked: str) -> bool:
+    """Whether a definition is of a part of the standard metric asked, not of that metric.
+
+    "EBITDA" defined when the EBITDA margin is asked, "debt" of the debt-to-equity ratio:
+    the standard metric is computed.
+    """
+    found = _PATTERN[key].search(asked) if key is not None else None
+    named, whole = name.strip().casefold(), found.group(0).casefold() if found else ""
+    return bool(whole) and named != whole and re.search(rf"\b{re.escape(named)}\b", whole) \
+        is not None
+
+
+def _across(metric: AskedMetric, across: Across | None) -> AskedMetric:
+    """``metric`` asked across fiscal years, its ``year`` the last of them."""
+    if across is None:
+        return metric
+    return replace(metric, across=across, year=across.years[-1] if across.years else None)

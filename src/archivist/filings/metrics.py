@@ -23,7 +23,7 @@ from archivist.index.table_sql import run_select
 from archivist.index.table_store import StoredTable, TableStore, quote
 from archivist.types import Cell
 
-__all__ = ["METRICS", "Figure", "MetricResult", "StatementFigures", "compute", "growth",
+__all__ = ["BETTER", "METRICS", "Figure", "MetricResult", "StatementFigures", "compute", "growth",
            "round_half_up"]
 
 METRICS: dict[str, tuple[str, str, str]] = {
@@ -60,6 +60,14 @@ METRICS.update({
     "inventory_turnover": ("inventory turnover ratio", "cost of revenue / average inventory",
                            "ratio"),
 })
+BETTER: dict[str, str] = {
+    **dict.fromkeys(("gross_margin", "operating_margin", "net_margin", "ebitda_margin", "roa",
+                     "roe", "interest_coverage", "asset_turnover", "inventory_turnover",
+                     "ebitda", "free_cash_flow"), "higher"),
+    **dict.fromkeys(("dso", "dio", "debt_to_equity"), "lower"),
+}
+"""The direction a :data:`METRICS` key is plainly better in; a metric read either way (a
+liquidity ratio, DPO, a tax rate, capex, a payout) has none."""
 _OPTIONAL = frozenset({"short_term_investments", "short_term_debt"})  # absent: counted as 0
 Period = int | str
 """A fiscal year (2023), or a statement's period column (``q2023_06_30``)."""

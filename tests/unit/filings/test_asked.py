@@ -53,7 +53,15 @@ def test_a_growth_named(question: str, item: str, year: int) -> None:
     ("Why did Brindlewood's gross margin fall in 2024?", "more than the metric's value"),
     ("Which segment had the highest operating margin in 2024?", "more than the metric's value"),
     ("What was Brindlewood's adjusted EBITDA in FY2024?", "more than the metric's value"),
-    ("How did the current ratio change from 2023 to 2024?", "change or comparison"),
+    ("What was the current ratio each year from 2021 to 2024?", "change or comparison"),
+    ("How did the current ratio change over FY2021, FY2022 and FY2023?",
+     "change or comparison"),
+    ("Why did Brindlewood's operating margin improve from FY2023 to FY2024?",
+     "more than the metric's value"),
+    ("How did Brindlewood's adjusted operating margin change from FY2023 to FY2024?",
+     "more than the metric's value"),
+    ("How did the gross margin of each segment change from 2023 to 2024?",
+     "more than the metric's value"),
     ("What was revenue growth from FY2021 to FY2024?", "more than one year"),
 ])
 def test_a_metric_named_without_one_years_value_asked_says_why(question: str,
@@ -224,3 +232,46 @@ def test_the_average_of_a_balance_over_two_years() -> None:
                                  unit="amount", year=2022)
     assert _asked("What was Quillfeather's average total assets from 2018 to 2022?") == (
         None, "")
+
+
+@pytest.mark.parametrize(("question", "formula", "kind", "years", "asked"), [
+    ("How did Brindlewood's current ratio change from 2023 to 2024?", "current_ratio",
+     "change", (2023, 2024), ""),
+    ("Did Brindlewood's operating margin improve between FY2022 and FY2024?",
+     "operating_margin", "change", (2022, 2024), "better"),
+    ("Is Brindlewood's gross margin declining as of FY2024?", "gross_margin", "change",
+     (2023, 2024), "down"),
+    ("What was Brindlewood's average net profit margin over FY2022, FY2023 and FY2024?",
+     "net_margin", "average", (2022, 2023, 2024), ""),
+    ("What is the three-year average EBITDA margin of Brindlewood for FY2022-FY2024?",
+     "ebitda_margin", "average", (2022, 2023, 2024), ""),
+])
+def test_a_metric_asked_across_years(question: str, formula: str, kind: str,
+                                     years: tuple[int, ...], asked: str) -> None:
+    metric, reason = _asked(question)
+    assert reason == "" and metric is not None and metric.across is not None
+    assert (metric.formula, metric.across.kind, metric.across.years) == (formula, kind, years)
+    assert metric.across.asked == asked and metric.year == years[-1]
+
+
+def test_a_share_averaged_over_a_range_is_the_share_each_year() -> None:
+    metric, _ = _asked("What is the three-year average of capex as a % of revenue for "
+                       "Brindlewood for FY2022-FY2024? Round to two decimal places.")
+    assert metric is not None and metric.across is not None
+    assert (metric.formula, metric.unit) == ("capex / revenue * 100", "%")
+    assert metric.across.years == (2022, 2023, 2024)
+
+
+def test_a_definition_of_a_part_of_the_metric_asked_leaves_the_standard_metric() -> None:
+    metric, _ = _asked("What was Brindlewood's EBITDA margin in FY2024? EBITDA is operating "
+                       "income plus depreciation and amortization.")
+    assert metric is not None and (metric.formula, metric.year) == ("ebitda_margin", 2024)
+    whole, _ = _asked("What was Brindlewood's FY2024 EBITDA margin? EBITDA margin is defined "
+                      "as: (operating income + depreciation) / net sales.")
+    assert whole is not None and whole.name == "EBITDA margin"
+    assert whole.formula.startswith("((operating income + depreciation) / net sales")
+
+
+def test_one_years_metric_is_not_asked_across_years() -> None:
+    metric, _ = _asked("What was Brindlewood's FY2024 gross margin?")
+    assert metric is not None and metric.across is None and metric.year == 2024

@@ -6,25 +6,31 @@ stored (``filings.scope``), :mod:`archivist.filings.metrics` computes it with no
 call, each figure read by one SELECT shown as a ``sql`` step. The answer states the
 formula, the formula with the figures put in, and the result rounded and in the unit the
 instructions ask (2 decimals unless asked otherwise), each figure cited to its page. A
-metric that cannot be computed is a ``metric_fallback`` step with the reason, and the
-question goes on by the usual path; nothing is guessed.
+metric asked across fiscal years (its change, its mean) is computed so for each year, each
+shown, then their change or mean (:mod:`archivist.agent.research.metric_across`). A
+metric that cannot be computed (across years: for any one of them) is a ``metric_fallback``
+step with the reason, and the question goes on by the usual path; nothing is guessed.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import AIMessage
 
 from archivist.agent.question.answer_format import AnswerFormat, answer_format
 from archivist.agent.quoting import quote_data
+from archivist.agent.research.metric_across import Summary, average_summary, change_summary
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, timed
 from archivist.agent.text import PERIOD_YEAR
 from archivist.agent.tools import scoped_documents
-from archivist.filings.asked import AskedMetric, asked_metric
+from archivist.filings.asked import AskedMetric, asked_metric, standard_metric
+from archivist.filings.comparison import better_direction
 from archivist.filings.metrics import (
+    METRICS,
     MetricResult,
     Period,
     StatementFigures,
@@ -117,22 +123,59 @@ class MetricPath:
             statements = self._statements(tables)
         except SqlError as exc:
             return _fallback(f"the statements could not be read: {exc}", index)
+        wanted = answer_format([*instructions, question])
+        if metric.across is not None:
+            return self._across(question, metric, year, record, statements, wanted, index)
         period, reason = asked_period(question, year, record, statements)
         if period is None:
             return _fallback(reason, index)
-        wanted = answer_format([*instructions, question])
-        decimals = wanted.decimals if wanted.decimals is not None else DEFAULT_DECIMALS
+        decimals = _decimals(wanted)
+        done = self._computed(metric, statements, period, wanted, decimals, record, index)
+        if isinstance(done, str):
+            return _fallback(done, index)
+        result, shown = done
+        emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
+                  sub_question=index, document=record.name)
+        items, places = self._evidence([result], statements, record, index)
+        text = answer_text(result, shown, record, period, statements.unit(), places[0])
+        return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
+
+    def _computed(self, metric: AskedMetric, statements: StatementFigures, period: Period,
+                  wanted: AnswerFormat, decimals: int, record: DocumentRecord, index: int
+                  ) -> tuple[MetricResult, str] | str:
+        """The metric of one period and its result as shown, each read a step; or why not."""
         result = _computed(metric, statements, period, decimals)
         for figure in result.inputs:
             if figure.sql:
                 emit_step(StepKind.SQL, figure.sql, sub_question=index, figure=figure.line_item)
         if result.error or result.value is None:
-            return _fallback(f"{result.metric} not computed: {result.error}", index)
-        shown = result_text(result, wanted, decimals)
-        emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
-                  sub_question=index, document=record.name)
-        items, places = self._evidence(result, statements, record, index)
-        text = answer_text(result, shown, record, period, statements.unit(), places)
+            return f"{result.metric} not computed: {result.error}"
+        return result, result_text(result, wanted, decimals)
+
+    def _across(self, question: str, metric: AskedMetric, year: int, record: DocumentRecord,
+                statements: StatementFigures, wanted: AnswerFormat, index: int
+                ) -> dict[str, Any]:
+        """The metric of each fiscal year asked, then their change or mean, each year shown."""
+        assert metric.across is not None
+        if named_quarters(question) or _MONTHS_ENDED.search(question):
+            return _fallback("a change or average across quarters is not computed", index)
+        years = metric.across.years or (year - 1, year)
+        decimals = _decimals(wanted)
+        results: list[tuple[MetricResult, str]] = []
+        for each in years:
+            done = self._computed(metric, statements, each, wanted, decimals, record, index)
+            if isinstance(done, str):
+                return _fallback(f"fiscal {each}: {done}", index)
+            results.append(done)
+        for result, shown in results:
+            emit_step(StepKind.METRIC, f"{result.metric} = {result.worked} = {shown}",
+                      sub_question=index, document=record.name)
+        summary = across_summary(metric, record, years, results, wanted, decimals)
+        emit_step(StepKind.METRIC, summary.step, sub_question=index, document=record.name)
+        items, places = self._evidence([r for r, _ in results], statements, record, index)
+        each_year = [answer_text(r, s, record, y, statements.unit(), p)
+                     for (r, s), y, p in zip(results, years, places, strict=True)]
+        text = "\n\n".join([f"{summary.sentence}\n{summary.step}", *each_year])
         return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
 
     def _filing(self, question: str, year: int | None
@@ -163,32 +206,39 @@ class MetricPath:
                 for t in tables}
         return StatementFigures(tables, rows)
 
-    def _evidence(self, result: MetricResult, statements: StatementFigures,
-                  record: DocumentRecord, index: int) -> tuple[list[Evidence], list[str]]:
+    def _evidence(self, results: list[MetricResult], statements: StatementFigures,
+                  record: DocumentRecord, index: int) -> tuple[list[Evidence], list[list[str]]]:
         """One piece of evidence per place the figures are printed on, and each figure's place.
 
-        A figure not read from a statement (an optional line item counted as 0) has none.
+        A figure not read from a statement (an optional line item counted as 0) has none;
+        a figure two results read is evidence once.
         """
         items: dict[str, Evidence] = {}
-        places = []
-        for figure in result.inputs:
-            table = statements.tables.get(figure.statement)
-            if not figure.sql or table is None:
-                places.append("")
-                continue
-            where = format_location(figure.page, figure.page, table.heading_path)
-            places.append(where)
-            line = quote_data(f"{table.caption}: {figure.line_item}, "
-                              f"{period_label(figure.period)}: {figure.value:,.10g}"
-                              f"{_in(statements.unit())}\nQuery: {figure.sql}")
-            if where in items:
-                items[where]["text"] = f"{items[where].get('text', '')}\n{line}"
-                continue
-            items[where] = Evidence(
-                kind="table", parent_id=table.table_id, document_id=record.document_id,
-                document_name=record.name, pages=where, page_start=figure.page,
-                page_end=figure.page, sub_question=index, text=line, grade="relevant",
-                heading_path=list(table.heading_path))
+        places: list[list[str]] = []
+        seen: set[str] = set()
+        for result in results:
+            places.append([])
+            for figure in result.inputs:
+                table = statements.tables.get(figure.statement)
+                if not figure.sql or table is None:
+                    places[-1].append("")
+                    continue
+                where = format_location(figure.page, figure.page, table.heading_path)
+                places[-1].append(where)
+                line = quote_data(f"{table.caption}: {figure.line_item}, "
+                                  f"{period_label(figure.period)}: {figure.value:,.10g}"
+                                  f"{_in(statements.unit())}\nQuery: {figure.sql}")
+                if line in seen:
+                    continue
+                seen.add(line)
+                if where in items:
+                    items[where]["text"] = f"{items[where].get('text', '')}\n{line}"
+                    continue
+                items[where] = Evidence(
+                    kind="table", parent_id=table.table_id, document_id=record.document_id,
+                    document_name=record.name, pages=where, page_start=figure.page,
+                    page_end=figure.page, sub_question=index, text=line, grade="relevant",
+                    heading_path=list(table.heading_path))
         return list(items.values()), places
 
 
@@ -236,6 +286,30 @@ def asked_period(question: str, year: int, record: DocumentRecord, statements: S
     if column is None:
         return None, f"the statements have no column for Q{quarter} of fiscal {year}"
     return column, ""
+
+
+def _decimals(wanted: AnswerFormat) -> int:
+    return wanted.decimals if wanted.decimals is not None else DEFAULT_DECIMALS
+
+
+def across_summary(metric: AskedMetric, record: DocumentRecord, years: tuple[int, ...],
+                   results: list[tuple[MetricResult, str]], wanted: AnswerFormat,
+                   decimals: int) -> Summary:
+    """The change or mean of the metric over ``years`` (each year's result, as shown)."""
+    assert metric.across is not None
+    first = results[0][0]
+    owner = f" of {record.company}" if record.company else ""
+    values = [r.value for r, _ in results if r.value is not None]
+
+    def show(value: float) -> str:
+        return result_text(replace(first, value=value), wanted, decimals)
+
+    if metric.across.kind == "average":
+        return average_summary(first.metric, owner, years, values, show, first.unit, decimals)
+    key = metric.formula if metric.formula in METRICS else standard_metric(metric.name)
+    return change_summary(first.metric, owner, (years[0], years[-1]), (values[0], values[-1]),
+                          (results[0][1], results[-1][1]), show, first.unit, decimals,
+                          better_direction(key), metric.across.asked)
 
 
 def _computed(metric: AskedMetric, statements: StatementFigures, year: Period,

@@ -1,0 +1,66 @@
+"""A made-up metric's change and mean across fiscal years, worked and said in words."""
+
+from __future__ import annotations
+
+from archivist.agent.research.metric_across import average_summary, change_summary
+
+
+def _percent(value: float) -> str:
+    return f"{value:.2f}%"
+
+
+def _millions(value: float) -> str:
+    return f"USD {value:,.2f} million"
+
+
+def test_a_percent_metrics_change_is_in_percentage_points_and_judged() -> None:
+    said = change_summary("operating margin", " of Quillfeather Ltd", (2022, 2023),
+                          (8.4, 9.1234), ("8.40%", "9.12%"), _percent, "%", 2,
+                          better="higher", asked="better")
+    assert said.step == ("change in operating margin from fiscal 2022 to fiscal 2023 = "
+                         "9.1234% - 8.4000% = 0.72 percentage points")
+    assert said.sentence == ("Yes. Operating margin of Quillfeather Ltd rose from 8.40% in "
+                             "fiscal 2022 to 9.12% in fiscal 2023, by 0.72 percentage points: "
+                             "it improved (higher is better for this metric).")
+
+
+def test_a_rise_where_lower_is_better_is_a_worsening() -> None:
+    said = change_summary("days sales outstanding", "", (2022, 2023), (41.0, 44.5),
+                          ("41.00 days", "44.50 days"), lambda v: f"{v:.2f} days", "days", 2,
+                          better="lower", asked="better")
+    assert said.sentence.startswith("No. Days sales outstanding rose from 41.00 days")
+    assert said.sentence.endswith("by 3.50 days (+8.54%): it worsened (lower is better for "
+                                  "this metric).")
+
+
+def test_a_metric_read_either_way_is_only_said_to_rise_or_fall() -> None:
+    said = change_summary("current ratio", "", (2021, 2023), (1.5, 1.2), ("1.50", "1.20"),
+                          lambda v: f"{v:.2f}", "ratio", 2, asked="better")
+    assert said.step.endswith("= 1.2000 - 1.5000 = -0.30 (-20.00%)")
+    assert said.sentence == ("Current ratio fell from 1.50 in fiscal 2021 to 1.20 in fiscal "
+                             "2023, by 0.30 (-20.00%).")  # no yes or no: better is unknown
+
+
+def test_an_amounts_change_is_in_its_scale_with_the_percent_change() -> None:
+    said = change_summary("capital expenditure", "", (2022, 2023), (610.0, 583.0),
+                          ("USD 610.00 million", "USD 583.00 million"), _millions, "millions",
+                          2, asked="down")
+    assert said.step == ("change in capital expenditure from fiscal 2022 to fiscal 2023 = "
+                         "583 - 610 = USD -27.00 million (-4.43%)")
+    assert said.sentence.startswith("Yes. Capital expenditure fell from USD 610.00 million")
+
+
+def test_an_unchanged_metric_is_said_so() -> None:
+    said = change_summary("gross margin", "", (2022, 2023), (30.0, 30.0), ("30.00%", "30.00%"),
+                          _percent, "%", 2, better="higher", asked="up")
+    assert said.sentence == ("No. Gross margin was unchanged from 30.00% in fiscal 2022 to "
+                             "30.00% in fiscal 2023.")
+
+
+def test_a_mean_over_years_shows_each_value() -> None:
+    said = average_summary("net margin", " of Quillfeather Ltd", (2021, 2022, 2023),
+                           (4.5, 5.25, 6.0), _percent, "%", 2)
+    assert said.step == ("average net margin over fiscal 2021, 2022 and 2023 = "
+                         "(4.5000% + 5.2500% + 6.0000%) / 3 = 5.25%")
+    assert said.sentence == ("The average net margin of Quillfeather Ltd over fiscal 2021, "
+                             "2022 and 2023 is 5.25%.")
