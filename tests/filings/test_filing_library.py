@@ -17,6 +17,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from tests.filings.fake_filings import harbor_10q, widget_10k
 from typer.testing import CliRunner
 
+from archivist.agent.evidence.gate import score_gate
+from archivist.agent.tools import hit_evidence
 from archivist.app.api.app import create_app
 from archivist.app.cli.main import app as cli_app
 from archivist.application import Application
@@ -82,6 +84,23 @@ def data_dir(folder: Path, tmp_path_factory: pytest.TempPathFactory,
     with Application(Settings(data_dir=path), embedder=embedder) as library:
         library.ingest.files([folder])
     return path
+
+
+def test_a_page_of_a_numbered_file_is_known_as_its_company_s(data_dir: Path) -> None:
+    """The balance sheet page does not print the company's name and the file is ``1.pdf``:
+    its hits still say whose filing they are, so the score gate keeps them."""
+    question = "What were Quillfeather's total current liabilities at June 30, 2022?"
+    with Application(Settings(data_dir=data_dir)) as library:
+        hits = library.searcher.search(question, k=4, document_ids=[
+            d.document_id for d in library.store.documents() if d.name == "1.pdf"])
+    balance = [h for h in hits if "Total current liabilities" in h.text]
+    assert balance and all("Quillfeather" not in h.text for h in balance)
+    assert all(h.document_about.endswith("Quillfeather Instruments, Inc. · QFI · 10-K · FY2022 · "
+                                         "period 2022-06-30") for h in balance)
+    evidence = [hit_evidence(h) for h in balance]
+    assert score_gate(question, evidence)[0] == evidence
+    unknown = [{**e, "document_about": ""} for e in evidence]
+    assert score_gate(question, unknown)[0] == []  # type: ignore[arg-type]
 
 
 def test_the_cli_lists_filings_and_filters_a_search(data_dir: Path) -> None:

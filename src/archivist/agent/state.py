@@ -49,6 +49,7 @@ class Evidence(TypedDict):
     url: NotRequired[str]  # web results only
     grade: NotRequired[str]  # "relevant"; "context" (kept by the pipeline's gate); "ungraded"
     heading_path: NotRequired[list[str]]  # the section the text came from
+    document_about: NotRequired[str]  # what the document is: its title and filing
     sections: NotRequired[list[list[str]] | None]  # each section the text holds, in order
     score: NotRequired[float]  # the search score (hits only)
 

@@ -102,13 +102,17 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
         heading_path=hit.location_path,
         sections=hit.sections,
         score=hit.score,
+        document_about=hit.document_about,
     )
 
 
 def parent_evidence(
-    parent: Parent, document_name: str, sub_question: int = 0, title: str = ""
+    parent: Parent, document_name: str, sub_question: int = 0, title: str = "", about: str = ""
 ) -> Evidence:
-    """Evidence record for a parent read in full (``title``: its document's title)."""
+    """Evidence record for a parent read in full.
+
+    ``title`` is its document's title; ``about`` what the document is (``DocumentRecord.about``).
+    """
     return Evidence(
         kind="parent",
         parent_id=parent.parent_id,
@@ -121,6 +125,7 @@ def parent_evidence(
         text=_quote(parent.text.strip(), MAX_PARENT_CHARS),
         heading_path=parent.location_path,
         sections=parent.sections,
+        document_about=about,
     )
 
 
@@ -242,7 +247,8 @@ def make_tools(retriever: Retriever, max_hits: int,
         title = document_title(document.title, document.name)
         pages = parent.location(title)
         block = passage_block(parent.parent_id, document.name, pages, parent.text, MAX_PARENT_CHARS)
-        return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name, title=title)]
+        return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name, title=title,
+                                                                     about=document.about)]
 
     return [
         StructuredTool.from_function(search_documents, response_format="content_and_artifact"),

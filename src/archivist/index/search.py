@@ -100,18 +100,24 @@ class HybridSearcher:
         return self._titled(hits[:k], name)
 
     def _titled(self, hits: list[SearchHit], collection: str) -> list[SearchHit]:
-        """Hits before any heading of their document, given the document's title.
+        """The hits with what their documents are, and their documents' titles.
+
+        Each hit gets ``document_about``; a hit before any heading, its document's title.
 
         Their section is named after the document (``§ Greenhouse Handbook`` without
         pages), as a citation of the same section read in full is.
         """
-        untitled = {h.document_id for h in hits if not h.location_path}
-        titles = {}
-        for document_id in untitled:
-            record = self.store.catalog.document(collection, document_id)
-            titles[document_id] = record.title if record is not None else ""
-        return [replace(h, document_title=titles[h.document_id]) if h.document_id in titles
-                else h for h in hits]
+        records = {document_id: self.store.catalog.document(collection, document_id)
+                   for document_id in {h.document_id for h in hits}}
+        titled = []
+        for hit in hits:
+            record = records[hit.document_id]
+            if record is None:
+                titled.append(hit)
+                continue
+            title = hit.document_title if hit.location_path else record.title
+            titled.append(replace(hit, document_title=title, document_about=record.about))
+        return titled
 
     def _search_many(
         self,

@@ -47,8 +47,13 @@ def mentioned(evidence: Iterable[Evidence]) -> set[str]:
 
 
 def _place(item: Evidence) -> str:
-    """Where a passage comes from: its section's headings and its document's name."""
-    return " ".join([*item.get("heading_path", []), item.get("document_name", "")])
+    """Where a passage comes from: its section's headings, its document's name and what it is.
+
+    What the document is (its title and filing) makes a page of ``1.pdf`` name the company
+    it files for.
+    """
+    return " ".join([*item.get("heading_path", []), item.get("document_name", ""),
+                     item.get("document_about", "")])
 
 
 def on_subject(question: str, evidence: Iterable[Evidence]) -> bool:

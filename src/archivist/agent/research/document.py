@@ -343,5 +343,5 @@ class DocumentPath:
                                   first.location_path, title),
             page_start=first.page_start, page_end=last.page_end or last.page_start,
             sub_question=index, text=text, grade="relevant",
-            heading_path=list(first.location_path),
+            heading_path=list(first.location_path), document_about=record.about,
         )

@@ -41,13 +41,7 @@ LIST_COLUMNS: tuple[tuple[str, Callable[[DocumentRecord], str]], ...] = (
 
 def filing_label(record: DocumentRecord) -> str:
     """``Netflix, Inc. · 10-K · FY2017 · period 2017-12-31`` (``-`` for no filing)."""
-    if not record.form:
-        return "-"
-    year = f"FY{record.fiscal_year}" if record.fiscal_year else ""
-    quarter = f"Q{record.fiscal_quarter}" if record.fiscal_quarter else ""
-    parts = [record.company or "?", record.ticker or "", record.form, f"{year} {quarter}".strip(),
-             f"period {record.period}" if record.period else ""]
-    return " · ".join(p for p in parts if p)
+    return record.filing or "-"
 
 
 def document_table(docs: list[DocumentRecord], width: int) -> Table:
