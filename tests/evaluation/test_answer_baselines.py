@@ -45,6 +45,11 @@ def test_facts_found_matches_numbers_code_and_alternatives() -> None:
     assert facts_found("Use read.csv(file).", ["read.csv"]) == 1.0
     assert facts_found("Quit with q() at the prompt", ["q()"]) == 1.0
     assert facts_found("anything", []) is None
+    # a decimal figure is stated by a more precise one that rounds to it, never the reverse
+    assert facts_found("the margin fell to 21.46% from 22.8%", ["21.5%|21.5", "22.8%"]) == 1.0
+    assert facts_found("the margin fell to 21.44%", ["21.5%"]) == 0.0
+    assert facts_found("the margin fell to 21%", ["21.5%"]) == 0.0
+    assert facts_found("the lowest ratio was 2012.6", ["2013"]) == 0.0
 
 
 def test_abstention_and_citation_scores() -> None:

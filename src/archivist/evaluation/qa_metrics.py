@@ -10,6 +10,7 @@ import re
 import string
 from collections import Counter
 from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import PurePath
 
 __all__ = [
@@ -142,17 +143,38 @@ def _mentions(text: str, phrase: str) -> bool:
     return bool(wanted) and re.search(pattern, text) is not None
 
 
+_DECIMAL_FACT = re.compile(r"^\$?(\d+\.\d+)%?$")
+_DECIMAL = re.compile(r"(?<![\w.])(\d+\.\d+)(?![\d.]*\d)")
+
+
+def _rounds_to(text: str, fact: str) -> bool:
+    """Whether ``text`` states a more precise number that rounds (half up) to decimal ``fact``.
+
+    ``34.6%`` is stated by "34.64%"; a whole number (``2013``) only as written.
+    """
+    match = _DECIMAL_FACT.match(fact.strip())
+    if match is None:
+        return False
+    wanted = Decimal(match.group(1))
+    step = Decimal(1).scaleb(wanted.as_tuple().exponent)  # type: ignore[arg-type]
+    return any(Decimal(found).as_tuple().exponent < wanted.as_tuple().exponent  # type: ignore[operator]
+               and Decimal(found).quantize(step, ROUND_HALF_UP) == wanted
+               for found in _DECIMAL.findall(text))
+
+
 def facts_found(answer: str, key_facts: Iterable[str]) -> float | None:
     """1.0 when the answer states every key fact (``"a|b"``: either), else 0.0.
 
     Matching ignores case, spacing and thousands separators; code like ``read.csv`` and
-    ``q()`` is matched as written, so the check suits short factual and code answers.
+    ``q()`` is matched as written, so the check suits short factual and code answers. A
+    decimal figure is also stated by a more precise one that rounds to it.
     """
     facts = [f for f in key_facts if f.strip()]
     if not facts:
         return None
     text = _plain(answer)
-    return float(all(any(_mentions(text, alt) for alt in f.split("|")) for f in facts))
+    return float(all(any(_mentions(text, alt) or _rounds_to(text, alt) for alt in f.split("|"))
+                     for f in facts))
 
 
 def abstained(answer: str) -> bool:
