@@ -198,26 +198,6 @@ class DocumentRecord:
     fiscal_year_end: str | None = None
     period: str | None = None
 
-    @property
-    def filing(self) -> str:
-        """``Netflix, Inc. · NFLX · 10-K · FY2017 · period 2017-12-31``; "" for no filing."""
-        if not self.form:
-            return ""
-        year = f"FY{self.fiscal_year}" if self.fiscal_year else ""
-        quarter = f"Q{self.fiscal_quarter}" if self.fiscal_quarter else ""
-        parts = [self.company or "?", self.ticker or "", self.form, f"{year} {quarter}".strip(),
-                 f"period {self.period}" if self.period else ""]
-        return " · ".join(p for p in parts if p)
-
-    @property
-    def about(self) -> str:
-        """What the document is, from its own text: its title and its filing, if any.
-
-        A file may be named ``1.pdf``; a passage of it is still known to be the Netflix
-        10-K's, which is what a question's subjects are checked against.
-        """
-        return " · ".join(p for p in (self.title.strip(), self.filing) if p)
-
 
 @dataclass
 class SearchHit:
@@ -236,8 +216,7 @@ class SearchHit:
     """The document's title, looked up for a hit before any heading (see ``section``)."""
     sections: list[list[str]] | None = None
     """The sections the child's text holds (see ``Child.sections``)."""
-    document_about: str = ""
-    """What the document is (``DocumentRecord.about``), looked up by the search."""
+    document_about: str = ""  # what the document is (``filings.document.document_about``)
 
     @property
     def location_path(self) -> list[str]:

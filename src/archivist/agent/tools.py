@@ -20,6 +20,7 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step
 from archivist.agent.tables import label_year_columns
+from archivist.filings.document import document_about
 from archivist.filings.scope import scope
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.settings import Settings
@@ -248,7 +249,7 @@ def make_tools(retriever: Retriever, max_hits: int,
         pages = parent.location(title)
         block = passage_block(parent.parent_id, document.name, pages, parent.text, MAX_PARENT_CHARS)
         return f"{UNTRUSTED_NOTE}\n{block}", [parent_evidence(parent, document.name, title=title,
-                                                                     about=document.about)]
+                                                                     about=document_about(document))]
 
     return [
         StructuredTool.from_function(search_documents, response_format="content_and_artifact"),

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from archivist.collection_names import COLLECTION_PATTERN
+from archivist.filings.document import document_about
 from archivist.filings.where import MAX_FILTERS, WHERE_HELP, filtered_ids, parse_where
 from archivist.index.embeddings import Embedder, embed_queries
 from archivist.index.hops import HopSearcher
@@ -116,7 +117,7 @@ class HybridSearcher:
                 titled.append(hit)
                 continue
             title = hit.document_title if hit.location_path else record.title
-            titled.append(replace(hit, document_title=title, document_about=record.about))
+            titled.append(replace(hit, document_title=title, document_about=document_about(record)))
         return titled
 
     def _search_many(

@@ -45,6 +45,7 @@ from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.tools import numbered_block
+from archivist.filings.document import document_about
 from archivist.index.retriever import DocumentSource, Retriever
 from archivist.types import DocumentRecord, Parent, document_title, format_location
 
@@ -343,5 +344,5 @@ class DocumentPath:
                                   first.location_path, title),
             page_start=first.page_start, page_end=last.page_end or last.page_start,
             sub_question=index, text=text, grade="relevant",
-            heading_path=list(first.location_path), document_about=record.about,
+            heading_path=list(first.location_path), document_about=document_about(record),
         )

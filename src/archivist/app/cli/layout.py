@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from archivist.app.cli.common import console, plain
+from archivist.filings.document import filing_label
 from archivist.types import DocumentRecord, SearchHit, source_label
 
 
@@ -39,11 +40,6 @@ LIST_COLUMNS: tuple[tuple[str, Callable[[DocumentRecord], str]], ...] = (
 )
 
 
-def filing_label(record: DocumentRecord) -> str:
-    """``Netflix, Inc. · 10-K · FY2017 · period 2017-12-31`` (``-`` for no filing)."""
-    return record.filing or "-"
-
-
 def document_table(docs: list[DocumentRecord], width: int) -> Table:
     """The documents as a table ``width`` columns wide at most, file names whole.
 
@@ -60,7 +56,7 @@ def document_table(docs: list[DocumentRecord], width: int) -> Table:
         for title, _ in columns:
             table.add_column(title, no_wrap=True)
         for d in docs:
-            table.add_row(plain(d.name), *([plain(filing_label(d))] if filings else []),
+            table.add_row(plain(d.name), *([plain(filing_label(d) or "-")] if filings else []),
                           *(value(d) for _, value in columns))
         natural = Measurement.get(console, console.options.update(max_width=10**6), table)
         if natural.maximum <= width:
