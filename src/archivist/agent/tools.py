@@ -112,7 +112,7 @@ def parent_evidence(
 ) -> Evidence:
     """Evidence record for a parent read in full.
 
-    ``title`` is its document's title; ``about`` what the document is (``DocumentRecord.about``).
+    ``title`` is its document's title; ``about`` what the document is (``document_about``).
     """
     return Evidence(
         kind="parent",
