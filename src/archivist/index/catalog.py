@@ -115,6 +115,15 @@ class Catalog:
             documents.c.status == "ready"))
         return _record(rows[0]) if rows else None
 
+    def documents_by_id(self, collection: str, ids: set[str]) -> dict[str, DocumentRecord]:
+        """The ready documents among ``ids``, by id, in one query."""
+        if not ids:
+            return {}
+        rows = self._rows(select(documents).where(
+            documents.c.collection == collection, documents.c.document_id.in_(sorted(ids)),
+            documents.c.status == "ready"))
+        return {r["document_id"]: _record(r) for r in rows}
+
     def ready_ids(self, collection: str) -> set[str]:
         """Ids of every searchable document (read again only after a change: every search asks)."""
         version = self.database.counter(_COUNTER)

@@ -108,11 +108,10 @@ class HybridSearcher:
         Their section is named after the document (``§ Greenhouse Handbook`` without
         pages), as a citation of the same section read in full is.
         """
-        records = {document_id: self.store.catalog.document(collection, document_id)
-                   for document_id in {h.document_id for h in hits}}
+        records = self.store.catalog.documents_by_id(collection, {h.document_id for h in hits})
         titled = []
         for hit in hits:
-            record = records[hit.document_id]
+            record = records.get(hit.document_id)
             if record is None:
                 titled.append(hit)
                 continue
