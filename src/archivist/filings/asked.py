@@ -59,6 +59,10 @@ _NOT_A_VALUE = re.compile(
     r"smallest|best|worst|rank\w*|segments?|divisions?|regions?|guidance|forecast\w*|"
     r"expect\w*|targets?)\b", re.I)
 _ADJUSTED = re.compile(r"\b(?:adjusted|non-GAAP|normali[sz]ed|underlying|pro forma)\b", re.I)
+#: A capitalised word inside a sentence: part of a name ("Best Buy", "Target", "Express");
+#: a segment, division or region stays a segment when a name is written before it.
+_NAME_WORD = re.compile(r"(?<![.?!:]\s)(?<=\s)(?!(?:Segments?|Divisions?|Regions?)\b)"
+                        r"[A-Z][\w&'’.-]*")
 _COMPARED = re.compile(
     r"\b(?:changes?|changed|compared?|comparison|differen\w*|trend|increased?|decreased?|"
     r"improved?|declined?|higher|lower|each year|per year|average|over the (?:last|past))\b",
@@ -81,6 +85,9 @@ _GROWTH_VERB = re.compile(
     r"\bby (?:what|how much) (?:percent(?:age)?|%) did (.+?)\s+(?:grow|increase|decrease|"
     r"decline|change|rise|fall)\b", re.I)
 _LOOKUP = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s*\??\s*$", re.I)
+#: Instructions asking for a percentage ("Answer as a percentage change", "in %").
+_PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%", re.I)
+_CHANGE_IN = "change in "
 _CHANGE_BY = re.compile(r"^\s*by how much did\s+(?P<item>.+?)\s+(?:grow|increase|decrease|"
                         r"decline|change|rise|fall)\b", re.I)
 _ITEM_END = re.compile(r"\s*\(.*$|\s+(?:in|for|during|at|as of|on|from|between|over|"
@@ -239,6 +246,21 @@ def _average_asked(asked: str, years: list[int]) -> AskedMetric | None:
     return AskedMetric(f"average {item}", f"average {item}", unit="amount", year=years[-1])
 
 
+def without_names(question: str) -> str:
+    """``question`` with its capitalised words inside a sentence blanked out.
+
+    A company's name is made of words ("Best Buy", "Target", "Expedia"), and the words of
+    a name never ask for a ranking, a reason or a segment: only the question's own words
+    are read for what it asks.
+    """
+    return _NAME_WORD.sub("_", question)
+
+
+def _asks_more(asked: str) -> bool:
+    """Whether a question asks for more than a value: a reason, a ranking, an adjusted figure."""
+    return bool(_NOT_A_VALUE.search(without_names(asked)) or _ADJUSTED.search(asked))
+
+
 def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
     """A line item's value in one year, or its change from the year before.
 
@@ -246,7 +268,7 @@ def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
     sales grow from 2022 to 2023?" the change. Only a question naming the line item alone
     (no segment, no other qualifier) is one.
     """
-    if _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked):
+    if _asks_more(asked):
         return None
     average = _average_asked(asked, years)
     if average is not None or _RATIO_OF.search(asked) or _MULTI_YEAR.search(asked):
@@ -256,7 +278,7 @@ def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
         item = _item_of(change.group("item"))
         if item is None or not years or len(years) > 2 or years[-1] - years[0] > 1:
             return None
-        return AskedMetric(f"change in {item}", f"{item} - prior {item}", unit="amount",
+        return AskedMetric(f"{_CHANGE_IN}{item}", f"{item} - prior {item}", unit="amount",
                            year=years[-1])
     lookup = _LOOKUP.match(asked)
     if lookup is None or len(years) != 1 or _COMPARED.search(asked):
@@ -277,7 +299,7 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
     if defined is not None and _defines_a_part(defined[0], key, asked):
         defined = None
     years = sorted(named_years(asked))
-    plain = not (_NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked))
+    plain = not _asks_more(asked)
     across = across_years(asked, years) if plain else None
     if across is not None and across.kind == "average" and not defined:
         share = _share_asked(across.question, [])
@@ -288,8 +310,13 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
         return share, ""
     growth = None if defined or key else _growth_of(asked)
     if not (defined or key or growth):
-        return _line_item_asked(asked, years), ""
-    if _NOT_A_VALUE.search(asked) or _ADJUSTED.search(asked):
+        found = _line_item_asked(asked, years)
+        if found is not None and found.name.startswith(_CHANGE_IN) \
+                and _PERCENT_ASKED.search(definitions):
+            item = found.name.removeprefix(_CHANGE_IN)  # a change asked in percent: a growth
+            return AskedMetric(f"{item} growth", growth_of=item, unit="%", year=found.year), ""
+        return found, ""
+    if not plain:
         return None, "the question asks about more than the metric's value"
     if growth:
         if _MULTI_YEAR.search(asked) or len(years) > 2 or (len(years) == 2

@@ -50,13 +50,15 @@ CONCEPTS = {c.name: c for c in (
             cost=True),
     Concept("pretax_income", _I, (r"(?:income|earnings|profit) (?:\(loss\) )?before (?:provision "
                                   r"for )?(?:income )?tax(?:es)?.*",
-                                  r"pre-?tax (?:income|earnings|profit).*"),
+                                  r"pre-?tax (?:income|earnings|profit).*",
+                                  r"(?:income|earnings)\b.* before (?:provision|income tax|tax).*"),
             ("income before income taxes", "income before taxes", "pretax income",
              "pre-tax income", "earnings before income taxes", "earnings before taxes", "ebt",
              "profit before tax", "profit before taxes", "income before provision for income "
              "taxes")),
     Concept("income_tax", _I, (r"(?:provision for|benefit from|\(benefit\)|provision).*income "
-                               r"taxes.*", r"income tax (?:expense|provision).*",
+                               r"taxes.*", r"(?:provision|benefit).*taxes on income.*",
+                               r"income tax (?:expense|provision).*",
                                r"income taxes?(?: expense)?(?: \(benefit\))?"),
             ("income tax", "income taxes", "tax expense", "provision for income taxes",
              "provision for income tax", "income tax expense", "income tax provision",

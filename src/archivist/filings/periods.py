@@ -24,17 +24,22 @@ MONTHS = {name: number for number, names in enumerate((
 _MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|" \
          r"aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 DATE = re.compile(_MONTH + r"\s+(?P<day>\d{1,2})\s*,?\s*(?P<year>(?:19|20)\d{2})\b", re.I)
+#: A date written in figures, month first as US filings print it: ``3/25/2023``.
+NUMERIC_DATE = re.compile(r"(?<![\d/])(?P<month>\d{1,2})/(?P<day>\d{1,2})/"
+                          r"(?P<year>(?:19|20)\d{2})\b")
 MONTH_DAY = re.compile(_MONTH + r"\s+(?P<day>\d{1,2})\b", re.I)
 
 
 def parse_date(text: str) -> date | None:
-    """The first ``Month day, year`` in ``text`` as a date, or ``None``."""
-    match = DATE.search(text)
-    if not match:
+    """The first ``Month day, year`` (or ``month/day/year``) in ``text`` as a date, or ``None``."""
+    found = [m for m in (DATE.search(text), NUMERIC_DATE.search(text)) if m]
+    if not found:
         return None
+    match = min(found, key=lambda m: m.start())
+    month = match["month"]
     try:
-        return date(int(match["year"]), MONTHS[match["month"].lower().rstrip(".")],
-                    int(match["day"]))
+        return date(int(match["year"]), int(month) if month.isdigit() else
+                    MONTHS[month.lower().rstrip(".")], int(match["day"]))
     except (KeyError, ValueError):
         return None
 

@@ -15,6 +15,7 @@ the page each row is printed on. Values stay as printed, in the statement's ``un
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -32,9 +33,13 @@ _COMPREHENSIVE_ONLY = re.compile(r"statements? of (?:consolidated )?comprehensiv
 _BALANCE = re.compile(r"balance sheets?|statements? of financial (?:position|condition)", re.I)
 _CASH = re.compile(r"statements? of (?:consolidated )?cash flows?|cash flows? statements?", re.I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
-_QUARTER = re.compile(r"\b(?:three|3)[- ]months?\b|\bquarter\b|\b13 weeks\b", re.I)
-_HALF = re.compile(r"\b(?:six|6)[- ]months?\b|\b26 weeks\b", re.I)
-_NINE = re.compile(r"\b(?:nine|9)[- ]months?\b|\b39 weeks\b", re.I)
+#: A quarter, half year and nine months as retailers' and bottlers' 4-4-5, 12- and
+#: 16-week calendars count them too ("12 Weeks Ended", "24 weeks", "36 weeks").
+_QUARTER = re.compile(r"\b(?:three|3)[- ]months?\b|\bquarter\b|\b1[2-7][- ]weeks?\b", re.I)
+_HALF = re.compile(r"\b(?:six|6)[- ]months?\b|\b2[4-8][- ]weeks?\b", re.I)
+_NINE = re.compile(r"\b(?:nine|9)[- ]months?\b|\b(?:3[6-9]|40)[- ]weeks?\b", re.I)
+#: How much of a page's opening text may hold the title of the statement printed on it.
+PAGE_TITLE_CHARS = 200
 _ANNUAL = re.compile(r"\b(?:twelve|12)[- ]months?\b|\byears?\b|\bfiscal\b|\b5[23] weeks\b",
                      re.I)
 
@@ -163,25 +168,42 @@ def _joined(tables: list[DataTable], at: int) -> DataTable:
 
 
 def statement_tables(loaded: LoadedDocument) -> list[DataTable]:
-    """The document's statements found among its tables, each as a typed table."""
+    """The document's statements found among its tables, each as a typed table.
+
+    A statement is titled by its table's caption or section; a kind of statement no such
+    table holds (one with a column per period) is looked for by the title that opens the
+    table's page (a filing that prints "Consolidated Statements of Income" above the
+    table, outside it).
+    """
+    texts = _page_texts(loaded)
+
+    def page_title(found: DataTable) -> str:
+        return texts.get(found.page_start, "")[:PAGE_TITLE_CHARS] \
+            if found.page_start is not None else ""
+
+    titled = _largest(loaded.tables, lambda t: " ".join([t.caption, *t.heading_path[-1:]]))
+    on_page = _largest(loaded.tables, page_title)
+    out = []
+    for kind in STATEMENTS:
+        typed = [_statement(kind, found[kind], texts) for found in (titled, on_page)
+                 if kind in found]
+        out.extend([t for t in typed if t is not None][:1])
+    return out
+
+
+def _largest(tables: list[DataTable], title: Callable[[DataTable], str]) -> dict[str, DataTable]:
+    """Of the tables ``title`` names a statement, the largest of each kind, pieces joined."""
     best: dict[str, DataTable] = {}
-    for at, found in enumerate(loaded.tables):
-        kind = statement_kind(" ".join([found.caption, *found.heading_path[-1:]]))
+    for at, found in enumerate(tables):
+        kind = statement_kind(title(found))
         if kind is None:
             continue
-        table = _joined(loaded.tables, at)
+        table = _joined(tables, at)
         if len(table.rows) < _MIN_ROWS:
             continue
         if kind not in best or len(table.rows) > len(best[kind].rows):
             best[kind] = table
-    texts = _page_texts(loaded)
-    out = []
-    for kind in STATEMENTS:
-        if kind in best:
-            typed = _statement(kind, best[kind], texts)
-            if typed is not None:
-                out.append(typed)
-    return out
+    return best
 
 
 def _statement(kind: str, table: DataTable, texts: dict[int, str]) -> DataTable | None:

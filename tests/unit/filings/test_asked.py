@@ -6,7 +6,7 @@ import pytest
 
 from archivist.agent.question.answer_format import AnswerFormat, answer_format
 from archivist.agent.question.instructions import split_instructions
-from archivist.filings.asked import AskedMetric, asked_metric
+from archivist.filings.asked import AskedMetric, asked_metric, without_names
 
 
 def _asked(text: str) -> tuple[AskedMetric | None, str]:
@@ -275,3 +275,21 @@ def test_a_definition_of_a_part_of_the_metric_asked_leaves_the_standard_metric()
 def test_one_years_metric_is_not_asked_across_years() -> None:
     metric, _ = _asked("What was Brindlewood's FY2024 gross margin?")
     assert metric is not None and metric.across is None and metric.year == 2024
+
+
+def test_the_words_of_a_company_s_name_ask_for_nothing() -> None:
+    """A name made of words a question could ask with ("Best", "Target") is only a name."""
+    metric, reason = _asked("What is Best Harbor Stores' FY2023 gross margin? Round to two "
+                            "decimals.")
+    assert metric is not None and metric.formula == "gross_margin" and reason == ""
+    assert without_names("Why did Best Harbor's best store grow? Which one?") == \
+        "Why did _ _ best store grow? Which one?"
+    segment, _ = _asked("What was the Paper Segment's operating income at Quillfeather in 2022?")
+    assert segment is None
+
+
+def test_a_change_asked_as_a_percentage_is_the_growth() -> None:
+    metric, reason = _asked("By how much did Quillfeather Mills' revenues grow from FY2021 to "
+                            "FY2022? Answer as a percentage change rounded to two decimals.")
+    assert metric == AskedMetric("revenues growth", growth_of="revenues", unit="%", year=2022)
+    assert reason == ""

@@ -1,8 +1,12 @@
-"""A statement the page layout broke into pieces is read whole, from made-up tables."""
+"""Statements found among made-up tables: titled, broken into pieces, by their periods."""
 
 from __future__ import annotations
 
-from archivist.filings.statements import statement_tables
+from datetime import date
+
+from archivist.filings.concepts import CONCEPTS, matching_row
+from archivist.filings.periods import parse_date
+from archivist.filings.statements import period_of, statement_tables
 from archivist.types import Cell, DataTable, LoadedDocument, PageSpan
 
 
@@ -50,3 +54,31 @@ def test_a_titled_or_distant_table_is_no_continuation() -> None:
     for after in (titled, later):
         (balance, *_) = statement_tables(_loaded([ASSETS, after]))
         assert [row[0] for row in balance.rows][-1] == "Total liabilities"
+
+
+def test_a_statement_titled_only_by_its_page_is_found() -> None:
+    """A filing printing the statement's title above the table, outside its caption."""
+    untitled = _table("Year Ended December 31,", ["", "2024", "2023"], [
+        ["Revenues", 900, 800], ["Cost of sales", 400, 380],
+        ["Income from continuing operations before provision/(benefit) for taxes on income",
+         200, 150], ["Provision/(benefit) for taxes on income", 30, 20],
+        ["Net income", 170, 130]], 27)
+    note = _table("Revenues by region", ["", "2024", "2023"],
+                  [["North", 500, 400], ["South", 400, 400]], 27)
+    text = "Consolidated Statements of Income Halverston Mills, Inc. Year Ended December 31,\n"
+    loaded = LoadedDocument("1.pdf", text, [PageSpan(0, len(text), 27)], 30,
+                            tables=[untitled, note])
+    (income,) = statement_tables(loaded)
+    assert income.name == "income_statement"
+    assert [row[0] for row in income.rows][0] == "Revenues"
+    labels = [str(row[0]) for row in income.rows]
+    assert labels[matching_row(CONCEPTS["income_tax"], labels) or 0].startswith("Provision")
+    assert matching_row(CONCEPTS["pretax_income"], labels) == 2
+
+
+def test_a_twelve_week_quarter_and_a_date_in_figures() -> None:
+    period = period_of("3/25/2023", "Statement of Income (in millions) 12 Weeks Ended", False)
+    assert period is not None and period.name == "q2023_03_25" and period.months == 3
+    half = period_of("June 17, 2023", "24 Weeks Ended", False)
+    assert half is not None and half.months == 6
+    assert parse_date("as of 12/31/2022") == date(2022, 12, 31)
