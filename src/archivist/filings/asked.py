@@ -88,6 +88,8 @@ _LOOKUP = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s*\??\s*$", 
 #: Instructions asking for a percentage ("Answer as a percentage change", "in %").
 _PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%", re.I)
 _CHANGE_IN = "change in "
+_NOT_ITEM_WORDS = re.compile(r"\b(?:unadjusted|as reported|reported|GAAP|(?:fiscal )?year[- ]end"
+                             r"(?:ing)?)\b", re.I)
 _CHANGE_BY = re.compile(r"^\s*by how much did\s+(?P<item>.+?)\s+(?:grow|increase|decrease|"
                         r"decline|change|rise|fall)\b", re.I)
 _ITEM_END = re.compile(r"\s*\(.*$|\s+(?:in|for|during|at|as of|on|from|between|over|"
@@ -189,12 +191,18 @@ def _growth_of(question: str) -> str | None:
     return None
 
 
+def _bare_item(phrase: str) -> str:
+    """A line item's words without an article, the dash of a year range ("FY2021 - FY2023"),
+    "year end", or a word saying the figure is the printed one ("unadjusted", "GAAP")."""
+    words = " ".join(_NOT_ITEM_WORDS.sub(" ", phrase).split())
+    return re.sub(r"^(?:(?:the|its)\s+|[\s\-–—:,]+)+|[\s\-–—:,]+$", "", words, flags=re.I)
+
+
 def _item_of(phrase: str) -> str | None:
     """The line item a phrase names ("Amcor's FY2023 net sales"), with no other words."""
     item = _OF_COMPANY.sub("", _ITEM_END.sub("", phrase))
     item = _OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item
-    item = " ".join(_YEAR_WORDS.sub(" ", item).split())
-    item = re.sub(r"^(?:the|its)\s+", "", item, flags=re.I)
+    item = _bare_item(_YEAR_WORDS.sub(" ", item))
     for named in (item, re.sub(r"^net\s+", "", item, flags=re.I)):
         if named and concept_named(named) is not None:
             return named
@@ -209,8 +217,7 @@ def _item_words(phrase: str) -> str | None:
     item = _item_of(phrase)
     if item is not None:
         return item
-    words = " ".join(_YEAR_WORDS.sub(" ", _OWNER.sub("", _ITEM_END.sub("", phrase))).split())
-    words = re.sub(r"^(?:the|its)\s+", "", words, flags=re.I)
+    words = _bare_item(_YEAR_WORDS.sub(" ", _OWNER.sub("", _ITEM_END.sub("", phrase))))
     return words if words and len(words.split()) <= 8 else None
 
 

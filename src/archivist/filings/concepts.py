@@ -92,6 +92,13 @@ CONCEPTS = {c.name: c for c in (
     Concept("inventory", _B, (r"inventor(?:y|ies).*", r"merchandise inventor(?:y|ies)"),
             ("inventory", "inventories")),
     Concept("total_current_assets", _B, (r"total current assets",), ("current assets",)),
+    Concept("property_and_equipment", _B, (
+        r"property(?:, plant,?)? (?:and|&) equipment, net.*",
+        r"net property(?:, plant,?)? (?:and|&) equipment.*",
+        r"property(?:, plant,?)? (?:and|&) equipment(?: \(net\)|(?: -)? net)?"),
+        ("pp&e", "net pp&e", "ppe", "property and equipment", "net property and equipment",
+         "property, plant and equipment", "net property, plant and equipment",
+         "property plant and equipment", "fixed assets")),
     Concept("total_assets", _B, (r"total assets",), ("total assets", "assets")),
     Concept("accounts_payable", _B, (r"(?:trade )?accounts payable.*", r"trade payables.*",
                                      r"accounts payable and accrued.*"),

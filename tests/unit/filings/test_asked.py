@@ -293,3 +293,16 @@ def test_a_change_asked_as_a_percentage_is_the_growth() -> None:
                             "FY2022? Answer as a percentage change rounded to two decimals.")
     assert metric == AskedMetric("revenues growth", growth_of="revenues", unit="%", year=2022)
     assert reason == ""
+
+
+def test_a_line_item_named_with_its_period_words_and_as_printed() -> None:
+    """"year end", "unadjusted" and a year range's dash are no part of the line item."""
+    for question, item in (
+            ("What is the FY2023 unadjusted operating income (in USD millions) for "
+             "Quillfeather Mills?", "operating income"),
+            ("What is Quillfeather's year end FY2023 net PP&E (in USD millions)?", "net PP&E")):
+        metric, _ = _asked(question)
+        assert metric == AskedMetric(item, item, unit="amount", year=2023), question
+    across, _ = _asked("What is the FY2021 - FY2023 3 year average of capex as a % of revenue "
+                       "for Quillfeather Mills? Round to one decimal place.")
+    assert across is not None and across.formula == "capex / revenue * 100"

@@ -82,3 +82,13 @@ def test_a_twelve_week_quarter_and_a_date_in_figures() -> None:
     half = period_of("June 17, 2023", "24 Weeks Ended", False)
     assert half is not None and half.months == 6
     assert parse_date("as of 12/31/2022") == date(2022, 12, 31)
+
+
+def test_net_property_and_equipment_is_read_as_each_filer_prints_it() -> None:
+    concept = CONCEPTS["property_and_equipment"]
+    for labels, row in (
+            (["Goodwill", "Property and equipment, net of accumulated depreciation of $9 and $8"],
+             1),
+            (["Property and equipment", "Land and buildings", "Net property and equipment"], 2),
+            (["Property, plant and equipment, net", "Total assets"], 0)):
+        assert matching_row(concept, labels) == row, labels
