@@ -192,8 +192,11 @@ def _growth_of(question: str) -> str | None:
 
 
 def _bare_item(phrase: str) -> str:
-    """A line item's words without an article, the dash of a year range ("FY2021 - FY2023"),
-    "year end", or a word saying the figure is the printed one ("unadjusted", "GAAP")."""
+    """A line item's words alone, as a statement's row would be named.
+
+    Without an article, the dash of a year range ("FY2021 - FY2023"), "year end", or a word
+    saying the figure is the printed one ("unadjusted", "GAAP").
+    """
     words = " ".join(_NOT_ITEM_WORDS.sub(" ", phrase).split())
     return re.sub(r"^(?:(?:the|its)\s+|[\s\-–—:,]+)+|[\s\-–—:,]+$", "", words, flags=re.I)
 
