@@ -195,3 +195,29 @@ def test_every_profile_cites_a_sentence_its_writer_left_uncited() -> None:
                           policy.answer_steps, Tools(Checker(None)))
         assert draft.text.endswith("north pier [1]."), (policy.name, draft.text)
         assert decide(draft, STRICTNESS["balanced"]).outcome == "answer", policy.name
+
+
+def test_where_to_look_and_what_to_say_if_not_useful_are_instructions() -> None:
+    """An analyst's pointers to the statements are instructions, as is a conditional "say so"."""
+    for text, question in (
+            ("What is Quillon Corp's FY2022 net PP&E? Calculate what was asked by utilizing the "
+             "line items clearly shown in the balance sheet.", "What is Quillon Corp's FY2022 "
+             "net PP&E?"),
+            ("What is Quillon's FY2023 ROA? Give a response to the question by relying on the "
+             "details shown in the balance sheet and the P&L statement.",
+             "What is Quillon's FY2023 ROA?"),
+            ("What is Quillon's FY2022 quick ratio? Address the question by adopting the "
+             "perspective of a credit analyst.", "What is Quillon's FY2022 quick ratio?"),
+            ("Does Quillon have an improving gross margin as of FY2022? If gross margin is not "
+             "a useful metric here, then state that and explain why.",
+             "Does Quillon have an improving gross margin as of FY2022?")):
+        split = split_instructions(text)
+        assert split.question == question and len(split.instructions) == 1, text
+    leading = split_instructions("Using only the information within the P&L statement, what "
+                                 "is Quillon's FY2021 interest expense?")
+    assert leading.question == "What is Quillon's FY2021 interest expense?"
+    assert leading.standpoint == ["Using only the information within the P&L statement."]
+    # a user's own context and conditions stay in the question
+    for text in ("Use the data frame. How do I sort it?", "Using R, how do I read a CSV file?",
+                 "If the build fails, what should I check?"):
+        assert split_instructions(text).question == text
