@@ -208,9 +208,9 @@ def test_where_to_look_and_what_to_say_if_not_useful_are_instructions() -> None:
              "What is Quillon's FY2023 ROA?"),
             ("What is Quillon's FY2022 quick ratio? Address the question by adopting the "
              "perspective of a credit analyst.", "What is Quillon's FY2022 quick ratio?"),
-            ("Does Quillon have an improving gross margin as of FY2022? If gross margin is not "
-             "a useful metric here, then state that and explain why.",
-             "Does Quillon have an improving gross margin as of FY2022?")):
+            ("Has Quillon's inventory turnover risen in FY2022? If turnover means little for "
+             "a firm of its kind, say so and give the reason.",
+             "Has Quillon's inventory turnover risen in FY2022?")):
         split = split_instructions(text)
         assert split.question == question and len(split.instructions) == 1, text
     leading = split_instructions("Using only the information within the P&L statement, what "
