@@ -87,7 +87,6 @@ _GROWTH_VERB = re.compile(
 _LOOKUP = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s*\??\s*$", re.I)
 #: Instructions asking for a percentage ("Answer as a percentage change", "in %").
 _PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%", re.I)
-_CHANGE_IN = "change in "
 _NOT_ITEM_WORDS = re.compile(r"\b(?:unadjusted|as reported|reported|GAAP|(?:fiscal )?year[- ]end"
                              r"(?:ing)?)\b", re.I)
 _CHANGE_BY = re.compile(r"^\s*by how much did\s+(?P<item>.+?)\s+(?:grow|increase|decrease|"
@@ -271,12 +270,14 @@ def _asks_more(asked: str) -> bool:
     return bool(_NOT_A_VALUE.search(without_names(asked)) or _ADJUSTED.search(asked))
 
 
-def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
+def _line_item_asked(asked: str, years: list[int], in_percent: bool = False
+                     ) -> AskedMetric | None:
     """A line item's value in one year, or its change from the year before.
 
     "What was X's operating income in 2023?" asks the value, "By how much did X's net
-    sales grow from 2022 to 2023?" the change. Only a question naming the line item alone
-    (no segment, no other qualifier) is one.
+    sales grow from 2022 to 2023?" the change, its growth when ``in_percent`` (the
+    instructions ask for a percentage). Only a question naming the line item alone (no
+    segment, no other qualifier) is one.
     """
     if _asks_more(asked):
         return None
@@ -288,7 +289,9 @@ def _line_item_asked(asked: str, years: list[int]) -> AskedMetric | None:
         item = _item_of(change.group("item"))
         if item is None or not years or len(years) > 2 or years[-1] - years[0] > 1:
             return None
-        return AskedMetric(f"{_CHANGE_IN}{item}", f"{item} - prior {item}", unit="amount",
+        if in_percent:
+            return AskedMetric(f"{item} growth", growth_of=item, unit="%", year=years[-1])
+        return AskedMetric(f"change in {item}", f"{item} - prior {item}", unit="amount",
                            year=years[-1])
     lookup = _LOOKUP.match(asked)
     if lookup is None or len(years) != 1 or _COMPARED.search(asked):
@@ -320,12 +323,7 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
         return share, ""
     growth = None if defined or key else _growth_of(asked)
     if not (defined or key or growth):
-        found = _line_item_asked(asked, years)
-        if found is not None and found.name.startswith(_CHANGE_IN) \
-                and _PERCENT_ASKED.search(definitions):
-            item = found.name.removeprefix(_CHANGE_IN)  # a change asked in percent: a growth
-            return AskedMetric(f"{item} growth", growth_of=item, unit="%", year=found.year), ""
-        return found, ""
+        return _line_item_asked(asked, years, bool(_PERCENT_ASKED.search(definitions))), ""
     if not plain:
         return None, "the question asks about more than the metric's value"
     if growth:

@@ -185,9 +185,11 @@ def statement_tables(loaded: LoadedDocument) -> list[DataTable]:
     on_page = _largest(loaded.tables, page_title)
     out = []
     for kind in STATEMENTS:
-        typed = [_statement(kind, found[kind], texts) for found in (titled, on_page)
-                 if kind in found]
-        out.extend([t for t in typed if t is not None][:1])
+        typed = (_statement(kind, found[kind], texts) for found in (titled, on_page)
+                 if kind in found)
+        first = next((t for t in typed if t is not None), None)
+        if first is not None:
+            out.append(first)
     return out
 
 
