@@ -33,6 +33,8 @@ READ_PARENT = "read_parent"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 MAX_PASSAGE_CHARS = 1500
 MAX_PARENT_CHARS = 8000
+#: A search asks for this many times the hits it shows, so that it can show one per section.
+CANDIDATES_PER_HIT = 4
 
 
 def _quote(text: str, limit: int) -> str:
@@ -206,6 +208,23 @@ def within_named_document(retriever: Retriever, source: DocumentSource | None, q
     return hits
 
 
+def one_per_section(hits: list[SearchHit], k: int) -> list[SearchHit]:
+    """The best hit of each parent section, in rank order, at most ``k``.
+
+    The agent reads a passage's whole section (``read_parent``), so a second chunk of a
+    section it shows adds nothing the section does not hold; its place goes to the best
+    chunk of another section. Within a long document, whose best chunks often come from
+    one section, the ``k`` hits then reach ``k`` different sections when as many match.
+    """
+    seen: set[str] = set()
+    kept: list[SearchHit] = []
+    for hit in hits:
+        if hit.parent_id not in seen:
+            seen.add(hit.parent_id)
+            kept.append(hit)
+    return kept[:k]
+
+
 def agent_search_mode(settings: Settings) -> SearchMode | None:
     """The search mode of the agent's searches (``None``: the index's ``search_mode``).
 
@@ -223,7 +242,9 @@ def make_tools(retriever: Retriever, max_hits: int,
                mode: SearchMode | None = None) -> list[BaseTool]:
     """``search_documents`` and ``read_parent`` over one collection's retriever.
 
-    ``mode`` is the search mode of ``search_documents`` (``None``: the index's setting).
+    A search shows at most ``max_hits`` passages, each from a different section
+    (:func:`one_per_section`). ``mode`` is the search mode of ``search_documents``
+    (``None``: the index's setting).
     """
     source = retriever if isinstance(retriever, DocumentSource) else None
 
@@ -232,9 +253,10 @@ def make_tools(retriever: Retriever, max_hits: int,
         query = " ".join(str(query).split())[:500]
         if not query:
             return "Empty query: give some words to search for.", []
-        hits = within_named_document(retriever, source, query, max_hits, mode)
-        if not hits:
-            hits = retriever.search(query, k=max_hits, mode=mode)[:max_hits]
+        wanted = max_hits * CANDIDATES_PER_HIT
+        found = (within_named_document(retriever, source, query, wanted, mode)
+                 or retriever.search(query, k=wanted, mode=mode))
+        hits = one_per_section(found, max_hits)
         return render_hits(query, hits), [hit_evidence(h) for h in hits]
 
     def read_parent(parent_id: str) -> tuple[str, list[Evidence]]:
