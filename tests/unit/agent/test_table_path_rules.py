@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from archivist.agent.research.table_choice import (
+    asks_for_a_name,
     asks_for_computation,
     counted_things,
     holds_table_rows,
@@ -10,6 +11,7 @@ from archivist.agent.research.table_choice import (
     relevant_tables,
 )
 from archivist.agent.research.tables import (
+    TablePath,
     column_hint,
     extract_sql,
     query_aliases,
@@ -38,6 +40,42 @@ def test_computations_counts_rankings_and_comparisons_take_the_table_path() -> N
                      "What are the first-half and second-half sales added together?"):
         assert asks_for_computation(question), question
     assert not asks_for_computation("Who audits Brightwave?")
+
+
+def test_who_and_where_questions_ask_for_a_name_not_a_figure() -> None:
+    for question in ("Who chairs the board of Brightwave?", "Where is Brightwave based?",
+                     "Whose signature is on the annual report?"):
+        assert asks_for_a_name(question), question
+    for question in ("What did Brightwave pay its directors?", "How many staff work there?",
+                     "Which office is the largest?"):
+        assert not asks_for_a_name(question), question
+
+
+class _Tables:
+    """The stored tables of a library, as the table path asks for them."""
+
+    def __init__(self, tables: list[StoredTable]) -> None:
+        self.stored = tables
+
+    def tables(self, document_ids: set[str] | None = None) -> list[StoredTable]:
+        return self.stored
+
+    def query_tables(self, tables, sql):  # never reached: no query is asked here
+        raise AssertionError(sql)
+
+
+def test_rows_in_the_evidence_send_a_question_to_the_tables_unless_it_asks_who_or_where(
+) -> None:
+    segments = _table("segments", "Segment results", ["Streaming", "DVD"], pages=(22, 22))
+    path = TablePath(llm=None, retriever=_Tables([segments]))  # type: ignore[arg-type]
+    rows = [Evidence(kind="hit", parent_id="p", document_id="d1", document_name="x.pdf",
+                     pages="p. 22", page_start=22, page_end=22, sub_question=0,
+                     text="Streaming 6,153,025 5,077,307 DVD 450,497 527,152")]
+    assert path.applies("What did the streaming segment earn in 2017?", rows)
+    assert not path.applies("Who leads the streaming segment?", rows)
+    assert not path.applies("Where is the DVD segment run from?", rows)
+    assert path.applies("Who had the highest revenues?", rows)  # a ranking is computed
+    assert not path.applies("What did the streaming segment earn in 2017?", [])
 
 
 def test_tables_are_ranked_by_shared_words_then_the_evidence_pages() -> None:

@@ -19,8 +19,8 @@ from archivist.agent.text import YEAR
 from archivist.index.table_store import StoredTable
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words, singular
 
-__all__ = ["MAX_TABLES", "asks_for_computation", "counted_things", "holds_table_rows",
-           "names_a_year", "relevant_tables"]
+__all__ = ["MAX_TABLES", "asks_for_a_name", "asks_for_computation", "counted_things",
+           "holds_table_rows", "names_a_year", "relevant_tables"]
 
 MAX_TABLES = 3
 _COMPUTE = re.compile(
@@ -31,6 +31,7 @@ _COMPUTE = re.compile(
     r"more|less|average|mean|median|ratio|percent\w*|share|margin|count|number of)\b",
     re.IGNORECASE,
 )
+_WHO_OR_WHERE = re.compile(r"^\W*(?:who|whom|whose|where)\b", re.IGNORECASE)
 _COUNT = re.compile(r"\b(?:how (?:many|much)|number of)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9']*|[^\sA-Za-z-]")  # a hyphen joins words
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -39,6 +40,11 @@ _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 def asks_for_computation(question: str) -> bool:
     """Whether the question asks for a sum, difference, count, ranking or comparison."""
     return bool(_COMPUTE.search(question))
+
+
+def asks_for_a_name(question: str) -> bool:
+    """Whether the question asks who or where: a person, a body or a place, not a figure."""
+    return bool(_WHO_OR_WHERE.search(question))
 
 
 def counted_things(question: str) -> set[str]:
