@@ -27,6 +27,7 @@ from archivist.agent.tools import CANDIDATES_PER_HIT, one_per_section, within_na
 from archivist.application import open_application
 from archivist.evaluation.beir import collection_for, load_beir
 from archivist.evaluation.qa_datasets import load_qa_dataset
+from archivist.index.retriever import DocumentSource
 from archivist.types import SearchHit
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -76,11 +77,12 @@ def main() -> None:
     wanted = args.hits * CANDIDATES_PER_HIT
     with open_application(data_dir=args.data_dir) as app:
         retriever = app.searcher.retriever(collection)
-        names = {d.document_id: d.name for d in retriever.documents()}
+        source = retriever if isinstance(retriever, DocumentSource) else None
+        names = {d.document_id: d.name for d in app.store.documents(collection)}
         first = shown = total = 0
         for text, gold in questions:
             query = split_instructions(text).question
-            hits = (within_named_document(retriever, retriever, query, wanted, args.mode)
+            hits = (within_named_document(retriever, source, query, wanted, args.mode)
                     or retriever.search(query, k=wanted, mode=args.mode))
             first += _found(hits[: args.hits], gold, names, kind)
             shown += _found(one_per_section(hits, args.hits), gold, names, kind)
