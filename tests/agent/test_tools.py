@@ -125,3 +125,7 @@ def test_a_search_shows_each_section_once_and_fills_with_other_sections(
     sections = [e["parent_id"] for e in artifact]
     assert len(artifact) == 3 and len(set(sections)) == 3
     assert sections[0] == plain[0].parent_id  # the best hit keeps its place
+
+    ranked, _ = make_tools(library.searcher.retriever(), 3, per_section=0)
+    _, as_ranked = ranked.func(query)  # type: ignore[misc]
+    assert [e["parent_id"] for e in as_ranked] == [h.parent_id for h in plain]

@@ -33,7 +33,7 @@ READ_PARENT = "read_parent"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 MAX_PASSAGE_CHARS = 1500
 MAX_PARENT_CHARS = 8000
-#: A search asks for this many times the hits it shows, so that it can show one per section.
+#: A search asks for this many times the hits it shows, so that it can show few per section.
 CANDIDATES_PER_HIT = 4
 
 
@@ -208,19 +208,22 @@ def within_named_document(retriever: Retriever, source: DocumentSource | None, q
     return hits
 
 
-def one_per_section(hits: list[SearchHit], k: int) -> list[SearchHit]:
-    """The best hit of each parent section, in rank order, at most ``k``.
+def one_per_section(hits: list[SearchHit], k: int, per_section: int = 1) -> list[SearchHit]:
+    """The best ``per_section`` hits of each parent section, in rank order, at most ``k``.
 
     The agent reads a passage's whole section (``read_parent``), so a second chunk of a
     section it shows adds nothing the section does not hold; its place goes to the best
     chunk of another section. Within a long document, whose best chunks often come from
     one section, the ``k`` hits then reach ``k`` different sections when as many match.
+    ``per_section`` 0 keeps the first ``k`` as ranked.
     """
-    seen: set[str] = set()
+    if per_section <= 0:
+        return hits[:k]
+    shown: dict[str, int] = {}
     kept: list[SearchHit] = []
     for hit in hits:
-        if hit.parent_id not in seen:
-            seen.add(hit.parent_id)
+        if shown.get(hit.parent_id, 0) < per_section:
+            shown[hit.parent_id] = shown.get(hit.parent_id, 0) + 1
             kept.append(hit)
     return kept[:k]
 
@@ -238,13 +241,13 @@ def agent_search_mode(settings: Settings) -> SearchMode | None:
     return "graph" if settings.index.entity_graph else None
 
 
-def make_tools(retriever: Retriever, max_hits: int,
-               mode: SearchMode | None = None) -> list[BaseTool]:
+def make_tools(retriever: Retriever, max_hits: int, mode: SearchMode | None = None,
+               per_section: int = 1) -> list[BaseTool]:
     """``search_documents`` and ``read_parent`` over one collection's retriever.
 
-    A search shows at most ``max_hits`` passages, each from a different section
-    (:func:`one_per_section`). ``mode`` is the search mode of ``search_documents``
-    (``None``: the index's setting).
+    A search shows at most ``max_hits`` passages, at most ``per_section`` of one section
+    (``agent.hits_per_section``; :func:`one_per_section`). ``mode`` is the search mode of
+    ``search_documents`` (``None``: the index's setting).
     """
     source = retriever if isinstance(retriever, DocumentSource) else None
 
@@ -256,7 +259,7 @@ def make_tools(retriever: Retriever, max_hits: int,
         wanted = max_hits * CANDIDATES_PER_HIT
         found = (within_named_document(retriever, source, query, wanted, mode)
                  or retriever.search(query, k=wanted, mode=mode))
-        hits = one_per_section(found, max_hits)
+        hits = one_per_section(found, max_hits, per_section)
         return render_hits(query, hits), [hit_evidence(h) for h in hits]
 
     def read_parent(parent_id: str) -> tuple[str, list[Evidence]]:

@@ -84,7 +84,7 @@ class ResearchNodes:
         self.fast_llm = fast_llm or llm
         self.strategy = strategy or choose_strategy(settings)
         tools = make_tools(retriever, settings.agent.tool_result_hits,
-                           agent_search_mode(settings))
+                           agent_search_mode(settings), settings.agent.hits_per_section)
         self.tools = {t.name: t for t in tools}
         self.llm_with_tools = (
             llm.bind_tools(list(self.tools.values())) if self.strategy.uses_tools else llm
