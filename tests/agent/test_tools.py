@@ -28,9 +28,9 @@ class SpyRetriever:
         return self.inner.get_document(document_id)
 
 
-def tools_for(library: Application, hits: int = 6, mode=None):
+def tools_for(library: Application, hits: int = 6, mode=None, per_section: int = 0):
     spy = SpyRetriever(library.searcher.retriever())
-    search, read = make_tools(spy, hits, mode)
+    search, read = make_tools(spy, hits, mode, per_section)
     return spy, search, read
 
 
@@ -94,7 +94,7 @@ def test_passage_text_cannot_close_its_block(corpus_library: Application) -> Non
     assert block.count("</passage>") == 1 and block.endswith("</passage>")
 
 
-def test_a_search_shows_each_section_once_and_fills_with_other_sections(
+def test_one_hit_per_section_shows_each_section_once_and_fills_with_other_sections(
     library: Application, tmp_path
 ) -> None:
     """One long section about a topic would take every hit; each section shows once."""
@@ -120,12 +120,12 @@ def test_a_search_shows_each_section_once_and_fills_with_other_sections(
     plain = library.searcher.search(query, k=3)
     assert len({h.parent_id for h in plain}) < 3  # the long section's chunks come first
 
-    _, search, _ = tools_for(library, hits=3)
+    _, search, _ = tools_for(library, hits=3, per_section=1)
     _, artifact = search.func(query)  # type: ignore[misc]
     sections = [e["parent_id"] for e in artifact]
     assert len(artifact) == 3 and len(set(sections)) == 3
     assert sections[0] == plain[0].parent_id  # the best hit keeps its place
 
-    ranked, _ = make_tools(library.searcher.retriever(), 3, per_section=0)
+    ranked, _ = make_tools(library.searcher.retriever(), 3)  # the default: as ranked
     _, as_ranked = ranked.func(query)  # type: ignore[misc]
     assert [e["parent_id"] for e in as_ranked] == [h.parent_id for h in plain]

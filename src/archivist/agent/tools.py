@@ -242,12 +242,12 @@ def agent_search_mode(settings: Settings) -> SearchMode | None:
 
 
 def make_tools(retriever: Retriever, max_hits: int, mode: SearchMode | None = None,
-               per_section: int = 1) -> list[BaseTool]:
+               per_section: int = 0) -> list[BaseTool]:
     """``search_documents`` and ``read_parent`` over one collection's retriever.
 
-    A search shows at most ``max_hits`` passages, at most ``per_section`` of one section
-    (``agent.hits_per_section``; :func:`one_per_section`). ``mode`` is the search mode of
-    ``search_documents`` (``None``: the index's setting).
+    A search shows at most ``max_hits`` passages, and with ``per_section`` at most that
+    many of one section (``agent.hits_per_section``; :func:`one_per_section`). ``mode`` is
+    the search mode of ``search_documents`` (``None``: the index's setting).
     """
     source = retriever if isinstance(retriever, DocumentSource) else None
 
@@ -256,7 +256,7 @@ def make_tools(retriever: Retriever, max_hits: int, mode: SearchMode | None = No
         query = " ".join(str(query).split())[:500]
         if not query:
             return "Empty query: give some words to search for.", []
-        wanted = max_hits * CANDIDATES_PER_HIT
+        wanted = max_hits * CANDIDATES_PER_HIT if per_section else max_hits
         found = (within_named_document(retriever, source, query, wanted, mode)
                  or retriever.search(query, k=wanted, mode=mode))
         hits = one_per_section(found, max_hits, per_section)

@@ -46,9 +46,9 @@ class AgentSettings(BaseModel):
     tool_result_hits: int = Field(default=6, ge=1, le=20,
         description="Passages a search shows the model.",
     )
-    hits_per_section: int = Field(default=1, ge=0, le=20,
-        description="Passages of one section a search shows; the agent reads the whole "
-        "section, so one is enough (0: no limit, the first chunks as ranked).",
+    hits_per_section: int = Field(default=0, ge=0, le=20,
+        description="Passages of one section a search shows at most (1: each section once, "
+        "more sections shown; 0: no limit, the first chunks as ranked).",
     )
     search_mode: Literal["auto", "hybrid", "bm25", "dense", "multihop", "graph"] = Field(
         default="auto",
