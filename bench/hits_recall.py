@@ -8,8 +8,9 @@ Usage::
 No model runs. Each question (its instructions set apart, as the agent does) is searched
 the way the agent's ``search_documents`` searches: kept to the documents it names, else
 the whole collection, in ``--mode`` (default the index's). Two ways of choosing the hits
-shown are compared on the same candidates: the first ``--hits`` chunks, and the best chunk
-of each section (``agent.tools.one_per_section``, what the agent shows). For a BEIR folder
+shown are compared on the same candidates: the first ``--hits`` chunks (the default), and
+the best chunk of each section (``agent.hits_per_section = 1``,
+``agent.tools.one_per_section``). For a BEIR folder
 it counts the judged passages among the hits; for a question file with gold pages (the
 curated and table sets, FinanceBench) the questions with a gold page among them.
 ``--renamed`` maps FinanceBench's filings to the numbered copies in PDFS, as
