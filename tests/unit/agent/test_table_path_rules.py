@@ -6,12 +6,12 @@ from archivist.agent.research.table_choice import (
     asks_for_a_name,
     asks_for_computation,
     counted_things,
+    goes_to_tables,
     holds_table_rows,
     names_a_year,
     relevant_tables,
 )
 from archivist.agent.research.tables import (
-    TablePath,
     column_hint,
     extract_sql,
     query_aliases,
@@ -51,31 +51,18 @@ def test_who_and_where_questions_ask_for_a_name_not_a_figure() -> None:
         assert not asks_for_a_name(question), question
 
 
-class _Tables:
-    """The stored tables of a library, as the table path asks for them."""
-
-    def __init__(self, tables: list[StoredTable]) -> None:
-        self.stored = tables
-
-    def tables(self, document_ids: set[str] | None = None) -> list[StoredTable]:
-        return self.stored
-
-    def query_tables(self, tables, sql):  # never reached: no query is asked here
-        raise AssertionError(sql)
-
-
 def test_rows_in_the_evidence_send_a_question_to_the_tables_unless_it_asks_who_or_where(
 ) -> None:
-    segments = _table("segments", "Segment results", ["Streaming", "DVD"], pages=(22, 22))
-    path = TablePath(llm=None, retriever=_Tables([segments]))  # type: ignore[arg-type]
+    tables = [_table("segments", "Segment results", ["Streaming", "DVD"], pages=(22, 22))]
     rows = [Evidence(kind="hit", parent_id="p", document_id="d1", document_name="x.pdf",
                      pages="p. 22", page_start=22, page_end=22, sub_question=0,
                      text="Streaming 6,153,025 5,077,307 DVD 450,497 527,152")]
-    assert path.applies("What did the streaming segment earn in 2017?", rows)
-    assert not path.applies("Who leads the streaming segment?", rows)
-    assert not path.applies("Where is the DVD segment run from?", rows)
-    assert path.applies("Who had the highest revenues?", rows)  # a ranking is computed
-    assert not path.applies("What did the streaming segment earn in 2017?", [])
+    assert goes_to_tables("What did the streaming segment earn in 2017?", rows, tables)
+    assert not goes_to_tables("Who leads the streaming segment?", rows, tables)
+    assert not goes_to_tables("Where is the DVD segment run from?", rows, tables)
+    assert goes_to_tables("Who had the highest revenues?", rows, tables)  # a ranking
+    assert not goes_to_tables("What did the streaming segment earn in 2017?", [], tables)
+    assert not goes_to_tables("Which segment earned the most?", rows, [])
 
 
 def test_tables_are_ranked_by_shared_words_then_the_evidence_pages() -> None:

@@ -20,7 +20,7 @@ from archivist.index.table_store import StoredTable
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words, singular
 
 __all__ = ["MAX_TABLES", "asks_for_a_name", "asks_for_computation", "counted_things",
-           "holds_table_rows", "names_a_year", "relevant_tables"]
+           "goes_to_tables", "holds_table_rows", "names_a_year", "relevant_tables"]
 
 MAX_TABLES = 3
 _COMPUTE = re.compile(
@@ -150,3 +150,14 @@ def holds_table_rows(evidence: list[Evidence], tables: list[StoredTable]) -> boo
                for t in tables):
             return True
     return False
+
+
+def goes_to_tables(question: str, evidence: list[Evidence], tables: list[StoredTable]) -> bool:
+    """Whether the table path runs: tables to ask, and a computation asked or their rows read.
+
+    Rows among the evidence do not send a question that asks who or where (a name or a
+    place, which a table of figures does not compute) unless it asks a computation too
+    ("Who had the highest sales?").
+    """
+    return bool(tables) and (asks_for_computation(question) or (
+        holds_table_rows(evidence, tables) and not asks_for_a_name(question)))

@@ -29,9 +29,7 @@ from archivist.agent.evidence.units import QueryEmbedder
 from archivist.agent.question.answer_format import answer_format
 from archivist.agent.quoting import quote_attr, quote_data
 from archivist.agent.research.table_choice import (
-    asks_for_a_name,
-    asks_for_computation,
-    holds_table_rows,
+    goes_to_tables,
     names_a_year,
     relevant_tables,
 )
@@ -186,17 +184,9 @@ class TablePath:
         self.source = retriever if isinstance(retriever, TableSource) else None
 
     def applies(self, question: str, evidence: list[Evidence]) -> bool:
-        """A computation asked, or table rows among the evidence; and tables to ask.
-
-        Rows among the evidence do not send a question that asks who or where (a name or
-        a place, which a table of figures does not compute) unless it asks a computation
-        too ("Who had the highest sales?").
-        """
-        if self.source is None:
-            return False
-        tables = self.source.tables()
-        return bool(tables) and (asks_for_computation(question) or (
-            holds_table_rows(evidence, tables) and not asks_for_a_name(question)))
+        """Whether the question goes to the tables (:func:`goes_to_tables`)."""
+        return self.source is not None and goes_to_tables(question, evidence,
+                                                          self.source.tables())
 
     def _describe(self, tables: list[StoredTable], names: list[str]) -> str:
         assert self.source is not None
