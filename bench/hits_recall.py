@@ -10,7 +10,7 @@ the way the agent's ``search_documents`` searches: kept to the documents it name
 the whole collection, in ``--mode`` (default the index's). Two ways of choosing the hits
 shown are compared on the same candidates: the first ``--hits`` chunks (the default), and
 the best chunk of each section (``agent.hits_per_section = 1``,
-``agent.tools.one_per_section``). For a BEIR folder
+``agent.tools.at_most_per_section``). For a BEIR folder
 it counts the judged passages among the hits; for a question file with gold pages (the
 curated and table sets, FinanceBench) the questions with a gold page among them.
 ``--renamed`` maps FinanceBench's filings to the numbered copies in PDFS, as
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from archivist.agent.question.instructions import split_instructions
-from archivist.agent.tools import CANDIDATES_PER_HIT, one_per_section, within_named_document
+from archivist.agent.tools import CANDIDATES_PER_HIT, at_most_per_section, search_candidates
 from archivist.application import open_application
 from archivist.evaluation.beir import collection_for, load_beir
 from archivist.evaluation.qa_datasets import load_qa_dataset
@@ -83,10 +83,9 @@ def main() -> None:
         first = shown = total = 0
         for text, gold in questions:
             query = split_instructions(text).question
-            hits = (within_named_document(retriever, source, query, wanted, args.mode)
-                    or retriever.search(query, k=wanted, mode=args.mode))
+            hits = search_candidates(retriever, source, query, wanted, args.mode)
             first += _found(hits[: args.hits], gold, names, kind)
-            shown += _found(one_per_section(hits, args.hits), gold, names, kind)
+            shown += _found(at_most_per_section(hits, args.hits), gold, names, kind)
             total += len(gold) if kind == "passages" else 1
     what = "gold passages" if kind == "passages" else "questions with a gold page"
     print(f"{args.dataset.name}: {len(questions)} questions; {what} in {args.hits} hits: "

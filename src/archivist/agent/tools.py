@@ -208,7 +208,8 @@ def within_named_document(retriever: Retriever, source: DocumentSource | None, q
     return hits
 
 
-def one_per_section(hits: list[SearchHit], k: int, per_section: int = 1) -> list[SearchHit]:
+def at_most_per_section(hits: list[SearchHit], k: int, per_section: int = 1
+                        ) -> list[SearchHit]:
     """The best ``per_section`` hits of each parent section, in rank order, at most ``k``.
 
     The agent reads a passage's whole section (``read_parent``), so a second chunk of a
@@ -222,10 +223,18 @@ def one_per_section(hits: list[SearchHit], k: int, per_section: int = 1) -> list
     shown: dict[str, int] = {}
     kept: list[SearchHit] = []
     for hit in hits:
-        if shown.get(hit.parent_id, 0) < per_section:
-            shown[hit.parent_id] = shown.get(hit.parent_id, 0) + 1
+        count = shown.get(hit.parent_id, 0)
+        if count < per_section:
+            shown[hit.parent_id] = count + 1
             kept.append(hit)
     return kept[:k]
+
+
+def search_candidates(retriever: Retriever, source: DocumentSource | None, query: str, k: int,
+                      mode: SearchMode | None = None) -> list[SearchHit]:
+    """A search's first ``k`` hits within the documents the query names, else the collection's."""
+    return (within_named_document(retriever, source, query, k, mode)
+            or retriever.search(query, k=k, mode=mode)[:k])
 
 
 def agent_search_mode(settings: Settings) -> SearchMode | None:
@@ -246,7 +255,7 @@ def make_tools(retriever: Retriever, max_hits: int, mode: SearchMode | None = No
     """``search_documents`` and ``read_parent`` over one collection's retriever.
 
     A search shows at most ``max_hits`` passages, and with ``per_section`` at most that
-    many of one section (``agent.hits_per_section``; :func:`one_per_section`). ``mode`` is
+    many of one section (``agent.hits_per_section``; :func:`at_most_per_section`). ``mode`` is
     the search mode of ``search_documents`` (``None``: the index's setting).
     """
     source = retriever if isinstance(retriever, DocumentSource) else None
@@ -257,9 +266,8 @@ def make_tools(retriever: Retriever, max_hits: int, mode: SearchMode | None = No
         if not query:
             return "Empty query: give some words to search for.", []
         wanted = max_hits * CANDIDATES_PER_HIT if per_section else max_hits
-        found = (within_named_document(retriever, source, query, wanted, mode)
-                 or retriever.search(query, k=wanted, mode=mode))
-        hits = one_per_section(found, max_hits, per_section)
+        found = search_candidates(retriever, source, query, wanted, mode)
+        hits = at_most_per_section(found, max_hits, per_section)
         return render_hits(query, hits), [hit_evidence(h) for h in hits]
 
     def read_parent(parent_id: str) -> tuple[str, list[Evidence]]:
