@@ -26,7 +26,7 @@ from typing import Any
 
 from claims_calibrate import DEFAULT, by_corpus, load, scored
 
-from archivist.agent.checks.claims import SUPPORT_THRESHOLD
+from archivist.agent.checks.claims import BARE_ANSWER_RULE, SUPPORT_THRESHOLD
 from archivist.agent.checks.verifier import model_verifier
 from archivist.agent.state import Evidence
 from archivist.index.embeddings import SentenceTransformerEmbedder
@@ -68,6 +68,27 @@ def ask_all(pairs: list[dict[str, Any]], out: Path) -> dict[str, dict[str, Any]]
     return done
 
 
+def cited_held(pairs: list[dict[str, Any]], passes: list[bool],
+               verdicts: dict[str, dict[str, Any]]) -> list[str]:
+    """Per corpus, of the cited pairs each checker passes, how many hold (labelled supported).
+
+    This is the share of shown citations that hold their sentence, as the hand count of
+    cited units holding their sentence measures it, had each checker decided what is shown.
+    """
+    lines = []
+    for corpus in [*sorted({p["corpus"] for p in pairs}), "all"]:
+        cited = [(p, ok) for p, ok in zip(pairs, passes, strict=True)
+                 if p.get("pair") == "cited" and corpus in ("all", p["corpus"])
+                 and key(p) in verdicts]
+        said_yes = [(p, ok) for p, ok in cited if verdicts[key(p)]["yes"]]
+        checkers = {"none": cited, "code": [(p, ok) for p, ok in cited if ok],
+                    "model": said_yes, "code then model": [(p, ok) for p, ok in said_yes if ok]}
+        lines.append(f"  {corpus:<22} " + "; ".join(
+            f"{name} {sum(p['supported'] for p, _ in kept)}/{len(kept)}"
+            for name, kept in checkers.items()))
+    return lines
+
+
 def main() -> None:
     """Check every pair by code and by the model; report the three checkers per corpus."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,7 +102,8 @@ def main() -> None:
                         help="ask nothing: report on the pairs already in --out")
     args = parser.parse_args()
     pairs = load(args.labelled)
-    rows = scored(pairs, SentenceTransformerEmbedder("all-MiniLM-L6-v2"))
+    # the code's checks as the agent runs them: the bare-answer rule in use
+    rows = scored(pairs, SentenceTransformerEmbedder("all-MiniLM-L6-v2"))[BARE_ANSWER_RULE]
     if args.report_only:
         verdicts = {}
         if args.out.exists():
@@ -104,6 +126,8 @@ def main() -> None:
     print(f"the model alone ({len(alone)} pairs with its verdict"
           f"{', only those the code passed' if args.passed_only else ''}):")
     print("\n".join(by_corpus([p for p, _ in alone], [r for _, r in alone], SUPPORT_THRESHOLD)))
+    print("the claims against the units they cite: held / passed, by each checker")
+    print("\n".join(cited_held(pairs, passes, verdicts)))
     seconds = [verdicts[key(p)]["seconds"] for p, _ in alone]
     if seconds:
         print(f"calls: {len(seconds)}, median {statistics.median(seconds):.1f} s, "
