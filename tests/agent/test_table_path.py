@@ -101,6 +101,19 @@ def test_two_bad_queries_fall_back_to_the_text_path(make_service,
     assert [t.name for t in again] == ["segments"] and again[0].row_count == 4
 
 
+def test_with_one_attempt_a_bad_query_goes_straight_to_the_text_path(
+    make_service, table_library: Application,
+) -> None:
+    # agent.sql_attempts = 1: the model is not asked again; the text path answers
+    llm = table_model("SELECT total FROM nowhere", "SELECT sum(revenues) FROM segments")
+    events = run(make_service(llm, library=table_library, sql_attempts=1),
+                 "What is the sum of the revenues of every segment?")
+    assert [s["attempt"] for s in steps(events, "sql")] == [1]
+    assert len(steps(events, "sql_error")) == 1 and steps(events, "table_fallback")
+    assert not any("That query failed" in c.text for c in llm.calls)
+    assert "11,692,714" not in done(events)["answer"]
+
+
 def test_an_answer_its_query_result_does_not_back_falls_back_to_the_passages(
     make_service, table_library: Application,
 ) -> None:

@@ -50,6 +50,11 @@ class AgentSettings(BaseModel):
         description="Passages of one section a search shows at most (1: each section once, "
         "more sections shown; 0: no limit, the first chunks as ranked).",
     )
+    sql_attempts: int = Field(default=2, ge=1, le=3,
+        description="Queries the model may write for one table question: 1 sends a query "
+        "that fails or returns nothing straight to the text path; 2 first asks again with "
+        "the error.",
+    )
     search_mode: Literal["auto", "hybrid", "bm25", "dense", "multihop", "graph"] = Field(
         default="auto",
         description="The search mode of the agent's searches. auto: graph when the library "

@@ -104,7 +104,8 @@ class ResearchNodes:
             write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
             else prompts.WRITE_UNITS_SYSTEM,
         )
-        self.table_path = (TablePath(llm, retriever, embedder) if settings.agent.table_queries
+        self.table_path = (TablePath(llm, retriever, embedder,
+                                     attempts=settings.agent.sql_attempts) if settings.agent.table_queries
                            else None)
         self.metric_path = MetricPath(retriever) if settings.agent.table_queries else None
         self.document_path = DocumentPath(llm, retriever, policy)

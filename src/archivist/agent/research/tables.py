@@ -177,8 +177,10 @@ class TablePath:
     """Runs the table path of one sub-question (a node of the research graph)."""
 
     def __init__(self, llm: BaseChatModel, retriever: Retriever,
-                 embedder: QueryEmbedder | None = None) -> None:
+                 embedder: QueryEmbedder | None = None, *, attempts: int = 2) -> None:
         self.llm = llm
+        #: queries the model may write for one question (``agent.sql_attempts``)
+        self.attempts = attempts
         self.retriever = retriever
         self.embedder = embedder
         self.source = retriever if isinstance(retriever, TableSource) else None
@@ -336,7 +338,9 @@ class TablePath:
 
     def _query(self, question: str, described: str, tables: list[StoredTable],
                index: int, asked: str = "") -> tuple[SqlResult | None, str]:
-        """Ask for a query, run it, retry once with the error; ``(None, "")`` if both fail.
+        """Ask for a query, run it, retry with the error; ``(None, "")`` if all fail.
+
+        At most ``self.attempts`` queries are asked for (``agent.sql_attempts``).
 
         A first query that returns no rows for a reason :func:`empty_result_hint` names, or
         ranks a Total row first (:func:`ranked_total_hint`), or sums every row of a table of
@@ -350,7 +354,8 @@ class TablePath:
             HumanMessage(prompts.SQL_USER.format(tables=described, question=question,
                                                  instructions=asked)),
         ]
-        for attempt in (1, 2):
+        for attempt in range(1, self.attempts + 1):
+            last = attempt == self.attempts
             reply = self.llm.invoke(messages)
             query = extract_sql(message_text(reply.content))
             emit_step(StepKind.SQL, query, attempt=attempt, sub_question=index)
@@ -361,7 +366,7 @@ class TablePath:
                 hint = column_hint(str(exc), tables)
                 error = f"{exc}\n{hint}" if hint else str(exc)
             else:
-                hint = "" if attempt == 2 else empty_result_hint(query, tables) \
+                hint = "" if last else empty_result_hint(query, tables) \
                     if not found.rows else ranked_total_hint(query, tables, found.rows[0]) \
                     or unfiltered_sum_hint(query, tables)
                 if not hint:
