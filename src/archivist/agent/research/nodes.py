@@ -105,8 +105,8 @@ class ResearchNodes:
             else prompts.WRITE_UNITS_SYSTEM,
         )
         self.table_path = (TablePath(llm, retriever, embedder,
-                                     attempts=settings.agent.sql_attempts) if settings.agent.table_queries
-                           else None)
+                                     attempts=settings.agent.sql_attempts)
+                           if settings.agent.table_queries else None)
         self.metric_path = MetricPath(retriever) if settings.agent.table_queries else None
         self.document_path = DocumentPath(llm, retriever, policy)
         self.max_tool_calls = settings.agent.max_tool_calls
