@@ -114,6 +114,18 @@ def test_with_one_attempt_a_bad_query_goes_straight_to_the_text_path(
     assert "11,692,714" not in done(events)["answer"]
 
 
+def test_a_small_model_writes_one_query_and_a_capable_one_two(
+    make_service, table_library: Application,
+) -> None:
+    # the profile's budget, unless agent.sql_attempts is set
+    for policy, attempts in (("small", [1]), ("capable", [1, 2])):
+        llm = table_model("SELECT total FROM nowhere", "SELECT total FROM nowhere either")
+        events = run(make_service(llm, library=table_library, policy=policy),
+                     "What is the sum of the revenues of every segment?")
+        assert [s["attempt"] for s in steps(events, "sql")] == attempts, policy
+        assert steps(events, "table_fallback"), policy
+
+
 def test_an_answer_its_query_result_does_not_back_falls_back_to_the_passages(
     make_service, table_library: Application,
 ) -> None:

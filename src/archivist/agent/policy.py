@@ -48,6 +48,10 @@ class Budgets:
     analysis_tokens: int = 400
     #: reply cap of a writing call: a model repeating a sentence stops there
     answer_tokens: int | None = None
+    #: queries the model may write for one table question (``agent.sql_attempts``): a
+    #: small model's second query after an error rescued as many table answers as it lost,
+    #: at a call and ~450 prompt tokens each time (docs/decisions.md)
+    sql_attempts: int = 2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +89,7 @@ SMALL = Policy(
     abstain_in_code=True, compose_in_code=True, document_in_code=True,
     answer_steps=SMALL_STEPS,
     budgets=Budgets(unit_tokens=700, document_read_tokens=6000, document_answer_tokens=1500,
-                    analysis_tokens=320, answer_tokens=384),
+                    analysis_tokens=320, answer_tokens=384, sql_attempts=1),
 )
 #: No small-model check: a capable model's analysis, grades and answers are used as is.
 CAPABLE = Policy()

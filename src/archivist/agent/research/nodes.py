@@ -105,7 +105,8 @@ class ResearchNodes:
             else prompts.WRITE_UNITS_SYSTEM,
         )
         self.table_path = (TablePath(llm, retriever, embedder,
-                                     attempts=settings.agent.sql_attempts)
+                                     attempts=settings.agent.sql_attempts
+                                     or policy.budgets.sql_attempts)
                            if settings.agent.table_queries else None)
         self.metric_path = MetricPath(retriever) if settings.agent.table_queries else None
         self.document_path = DocumentPath(llm, retriever, policy)
