@@ -5,9 +5,10 @@ much", "which ... highest", "how many"), or whose evidence holds rows of a store
 is first tried on the tables (``index/table_store.py``). The tables that match it best
 (caption, section, columns and row labels against its words, and the pages the evidence
 came from) are shown to the model with their columns, row labels and a few rows; it
-writes one SELECT, which runs read-only (``index/table_sql.py``). A failing query gets
-one retry with SQLite's message, an empty result one with the reason it may be empty; a
-second failure, or an empty result, falls back to the text path. The result's rows carry
+writes one SELECT, which runs read-only (``index/table_sql.py``). Within the profile's
+``sql_attempts`` (a capable model 2, a small one 1), a failing query is asked for again with
+SQLite's message, an empty result with the reason it may be empty; the last failure, or an
+empty result, falls back to the text path. The result's rows carry
 their labels (``table_result.py``). The answer is written from the result, and cites the
 table's document and pages; the query is a visible step.
 """
