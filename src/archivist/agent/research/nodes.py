@@ -48,13 +48,7 @@ from archivist.agent.research.toolround import ToolRound
 from archivist.agent.state import SubAnswer
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
-from archivist.agent.tools import (
-    READ_PARENT,
-    SEARCH,
-    agent_search_mode,
-    evidence_block,
-    make_tools,
-)
+from archivist.agent.tools import READ_PARENT, SEARCH, agent_search_mode, evidence_block, make_tools
 from archivist.index.retriever import Retriever
 from archivist.llm.capabilities import DEFAULT_PROFILE, ModelProfile
 from archivist.llm.structured import reply_capped
