@@ -374,6 +374,8 @@ class TablePath:
                     return found, query
                 error = f"it returned no rows.\n{hint}" if not found.rows else hint
                 emit_step(StepKind.SQL_ERROR, error, attempt=attempt, sub_question=index)
+            if last:
+                break
             messages += [AIMessage(message_text(reply.content)),
                          HumanMessage(prompts.SQL_RETRY.format(error=error))]
         return None, ""
