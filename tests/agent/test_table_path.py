@@ -114,6 +114,18 @@ def test_with_one_attempt_a_bad_query_goes_straight_to_the_text_path(
     assert "11,692,714" not in done(events)["answer"]
 
 
+def test_with_no_attempts_the_model_writes_no_query(
+    make_service, table_library: Application,
+) -> None:
+    # agent.sql_attempts = 0: the table path is off, the question goes to the passages
+    llm = table_model("SELECT sum(revenues) FROM segments")
+    events = run(make_service(llm, library=table_library, sql_attempts=0),
+                 "What is the sum of the revenues of every segment?")
+    assert not steps(events, "sql") and not steps(events, "table_fallback")
+    assert not any("SQLite SELECT query" in c.text for c in llm.calls)
+    assert done(events)["answer"]
+
+
 def test_a_small_model_writes_one_query_and_a_capable_one_two(
     make_service, table_library: Application,
 ) -> None:

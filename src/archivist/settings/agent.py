@@ -50,10 +50,11 @@ class AgentSettings(BaseModel):
         description="Passages of one section a search shows at most (1: each section once, "
         "more sections shown; 0: no limit, the first chunks as ranked).",
     )
-    sql_attempts: int | None = Field(default=None, ge=1, le=3,
+    sql_attempts: int | None = Field(default=None, ge=0, le=3,
         description="Queries the model may write for one table question: 1 sends a query "
         "that fails or returns nothing straight to the text path; 2 first asks again with "
-        "the error. Unset: the profile's (1 for a small model, 2 otherwise).",
+        "the error; 0 writes none (figures come from the metric path and the passages). "
+        "Unset: the profile's (1 for a small model, 2 otherwise).",
     )
     search_mode: Literal["auto", "hybrid", "bm25", "dense", "multihop", "graph"] = Field(
         default="auto",

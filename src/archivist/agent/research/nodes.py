@@ -98,10 +98,10 @@ class ResearchNodes:
             write_system=prompts.WRITE_UNITS_SMALL_SYSTEM if policy.abstain_in_code
             else prompts.WRITE_UNITS_SYSTEM,
         )
-        self.table_path = (TablePath(llm, retriever, embedder,
-                                     attempts=settings.agent.sql_attempts
-                                     or policy.budgets.sql_attempts)
-                           if settings.agent.table_queries else None)
+        attempts = settings.agent.sql_attempts
+        attempts = policy.budgets.sql_attempts if attempts is None else attempts
+        self.table_path = (TablePath(llm, retriever, embedder, attempts=attempts)
+                           if settings.agent.table_queries and attempts else None)
         self.metric_path = MetricPath(retriever) if settings.agent.table_queries else None
         self.document_path = DocumentPath(llm, retriever, policy)
         self.max_tool_calls = settings.agent.max_tool_calls
