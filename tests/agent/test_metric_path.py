@@ -206,3 +206,24 @@ def test_a_change_from_a_year_the_statements_do_not_hold_falls_back_with_the_yea
     assert fallback["detail"] == ("fiscal 2021: current ratio not computed: the balance sheet "
                                   "has no column for fiscal 2021: answering by the usual path")
     assert not steps(events, "metric")
+
+
+def test_a_line_items_sum_across_years_is_each_year_read_then_added(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel(), "small")) as service:
+        events = run(service, "What were Tallowmere Outfitters' net sales for fiscal 2022 and "
+                              "fiscal 2023 combined?")
+        margin = run(service, "What were Tallowmere Outfitters' gross margins in FY2022 and "
+                              "FY2023 combined?")
+    answer = done(events)["answer"]
+    assert answer.startswith("The net sales of Tallowmere Outfitters, Inc. over fiscal 2022 "
+                             "and 2023 sum to 16,550.00")
+    assert "Net sales, fiscal 2022: 7,910 [1.pdf, p. 2]" in answer
+    details = [s["detail"] for s in steps(events, "metric")]
+    assert details[-1] == ("total net sales over fiscal 2022 and 2023 = 7,910 + 8,640 = "
+                           "16,550.00 million")
+    assert not steps(events, "search")
+    (fallback,) = steps(margin, "metric_fallback")  # a sum of percentages means nothing
+    assert fallback["detail"].startswith("a sum of gross margin across years is not computed")
+    assert not steps(margin, "metric")

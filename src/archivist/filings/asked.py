@@ -106,6 +106,8 @@ _SPENT_ON = re.compile(r"\b(?:spen[dt]|used?|paid|pay|invest(?:ed)?|go|went|allo
                        r"(?:on|to|for|in)\s+(?P<item>.+)$", re.I)
 _AS_SHARE = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s+as an? (?:percent(?:age)?|"
                        r"share|proportion|%) of\s+(?P<base>.+?)\s*\??\s*$", re.I)
+_CHANGE_IN = re.compile(r"^(?:the\s+)?(?:change|difference|increase|decrease|decline|rise|"
+                        r"fall|drop)\s+in\s+", re.I)
 _PHRASE_END = re.compile(r"\s+(?:from|between|in|for|during|over|at|year[- ]over[- ]year|yoy|"
                          r"compared|versus|vs)\b.*$|[?,;:].*$", re.I)
 
@@ -226,18 +228,21 @@ def _item_words(phrase: str) -> str | None:
 def _share_asked(asked: str, years: list[int]) -> AskedMetric | None:
     """A line item as a percentage of another in one year ("R&D as a percentage of sales").
 
-    Asked as "What was X's R&D as a percentage of net sales?" or "What percentage of its
-    revenue did X spend on marketing?"; the base must be a known line item.
+    Asked as "What was X's R&D as a percentage of net sales?", "What percentage of its
+    revenue did X spend on marketing?" or "What share of X's revenue was cost of revenue?"
+    (then the part too must be a known line item); the base must be a known line item.
     """
     found = _AS_SHARE.match(asked)
     if found is not None:
         item, base = found.group("item"), found.group("base")
     else:
         found = _SHARE_OF.match(asked)
-        spent = _SPENT_ON.search(found.group("rest")) if found else None
-        if found is None or spent is None:
+        if found is None:
             return None
-        item, base = spent.group("item"), found.group("base")
+        spent = _SPENT_ON.search(found.group("rest"))
+        item, base = spent.group("item") if spent else "", found.group("base")
+        if spent is None:  # "what share of its revenue was cost of revenue": a known item
+            item = found.group("rest") if _item_of(found.group("rest")) else ""
     item_named, base_named = _item_words(item), _item_of(base)
     if item_named is None or base_named is None or len(years) > 1:
         return None
@@ -270,21 +275,47 @@ def _asks_more(asked: str) -> bool:
     return bool(_NOT_A_VALUE.search(without_names(asked)) or _ADJUSTED.search(asked))
 
 
-def _line_item_asked(asked: str, years: list[int], in_percent: bool = False
-                     ) -> AskedMetric | None:
-    """A line item's value in one year, or its change from the year before.
+def _line_item_across(across: Across) -> AskedMetric | None:
+    """A line item's change, mean or sum across the years ``across`` names.
+
+    Asked as "What were X's revenues for 2015, 2016 and 2017 combined?", "What is the
+    average net income of X from 2019 to 2021?", "What was the change in X's operating
+    income from 2019 to 2021?" or "By how much did X's net sales grow from 2019 to 2021?".
+    A balance (total assets) is summed or averaged so never: only its change is asked.
+    """
+    change = across.kind == "change"
+    by = _CHANGE_BY.search(across.question) if change else None
+    found = by or _LOOKUP.match(across.question)
+    phrase = found.group("item") if found else ""
+    if change and by is None:  # "what was the change in X ...", not "what was X ... vs ..."
+        stripped = _CHANGE_IN.sub("", phrase)
+        phrase = "" if stripped == phrase else stripped
+    item = _item_of(phrase)
+    concept = concept_named(item or "") or concept_named(re.sub(r"^net\s+", "", item or ""))
+    if item is None or (concept and concept.statement == "balance_sheet" and not change):
+        return None
+    return replace(AskedMetric(item, item, unit="amount"), across=across,
+                   year=across.years[-1] if across.years else None)
+
+
+def _line_item_asked(asked: str, years: list[int], in_percent: bool = False,
+                     across: Across | None = None) -> AskedMetric | None:
+    """A line item's value in one year, its change from the year before, or ``across`` years.
 
     "What was X's operating income in 2023?" asks the value, "By how much did X's net
     sales grow from 2022 to 2023?" the change, its growth when ``in_percent`` (the
-    instructions ask for a percentage). Only a question naming the line item alone (no
-    segment, no other qualifier) is one.
+    instructions ask for a percentage). A sum or a mean across years, or a change between
+    years further apart, is :func:`_line_item_across`. Only a question naming the line item
+    alone (no segment, no other qualifier) is one.
     """
     if _asks_more(asked):
         return None
-    average = _average_asked(asked, years)
+    average, change = _average_asked(asked, years), _CHANGE_BY.search(asked)
+    if average is None and across is not None and (
+            change is None or len(years) > 2 or years[-1] - years[0] > 1):
+        return _line_item_across(across)
     if average is not None or _RATIO_OF.search(asked) or _MULTI_YEAR.search(asked):
         return average
-    change = _CHANGE_BY.search(asked)
     if change is not None:
         item = _item_of(change.group("item"))
         if item is None or not years or len(years) > 2 or years[-1] - years[0] > 1:
@@ -323,7 +354,8 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
         return share, ""
     growth = None if defined or key else _growth_of(asked)
     if not (defined or key or growth):
-        return _line_item_asked(asked, years, bool(_PERCENT_ASKED.search(definitions))), ""
+        return _line_item_asked(asked, years, bool(_PERCENT_ASKED.search(definitions)),
+                                across), ""
     if not plain:
         return None, "the question asks about more than the metric's value"
     if growth:

@@ -1,12 +1,14 @@
-"""A metric asked across fiscal years: its change between two years, or its mean over several.
+"""A metric asked across fiscal years: its change between two years, its mean or its sum.
 
 Pure functions over a question's text. A change is asked by a word of movement ("change",
 "improve", "decline", "percentage points", "compared") with two years named (the first
 and the last of a range), or one year named and the metric's movement asked ("improving as
 of FY2017": that year against the one before). An average is asked as "average ... over
 FY2015, FY2016 and FY2017", "the three-year average ... FY2015-FY2017" or "average ...
-from 2021 to 2023" (every year of the range). A question asking for a metric each year or
-over several years without a mean or a change is no comparison (``None``).
+from 2021 to 2023" (every year of the range). A total is asked as "combined", "in total",
+"summed", "cumulative" or "added together" with two years or more named (a range: every
+year in it). A question asking for a metric each year or over several years without a
+mean, a sum or a change is no comparison (``None``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 from archivist.filings.metrics import BETTER
 
-__all__ = ["Across", "across_years", "better_direction", "moved_words"]
+__all__ = ["TOTAL_WORDS", "Across", "across_years", "better_direction", "moved_words"]
 
 _COUNT = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
 _BALANCE = (r"(?:total\s+|common\s+|(?:share|stock)holders['’]?\s+)?(?:assets|equity|"
@@ -25,6 +27,9 @@ _AVERAGE = re.compile(rf"\b(?:(?P<count>two|three|four|five|[2-5])[- ]year\s+)?a
                       rf"(?!\s+(?:of\s+)?(?:the\s+)?{_BALANCE})", re.I)
 _AVERAGE_WORDS = re.compile(r"\b(?:the\s+|an?\s+)?(?:(?:two|three|four|five|[2-5])[- ]year\s+)?"
                             r"average\s+(?:of\s+)?(?:the\s+|its\s+)?", re.I)
+#: Words asking for a sum across years ("combined", "in total"); taken out of the question.
+TOTAL_WORDS = re.compile(r"\b(?:combined|summed(?: over| up)?|in total|cumulative(?:ly)?|"
+                         r"added together|altogether|taken together)\b", re.I)
 _YEAR = r"(?:FY\s?'?|fiscal(?:\s+year)?\s+)?((?:19|20)?\d{2})"
 _RANGE = re.compile(rf"\b{_YEAR}\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b)\s*{_YEAR}\b",
                     re.I)
@@ -51,8 +56,9 @@ _DIRECTIONS = (
 class Across:
     """A metric asked across fiscal years.
 
-    ``kind`` is ``change`` (from ``years[0]`` to ``years[-1]``) or ``average`` (the mean over
-    ``years``); an empty ``years`` asks the change into the filing's own fiscal year.
+    ``kind`` is ``change`` (from ``years[0]`` to ``years[-1]``), ``average`` (the mean over
+    ``years``) or ``total`` (their sum); an empty ``years`` asks the change into the
+    filing's own fiscal year.
     ``asked`` is what a yes/no question asks of the movement (``better``, ``worse``, ``up``,
     ``down``) or ``""``; ``question`` the question with the average's words taken out.
     """
@@ -86,13 +92,18 @@ def _asked_direction(question: str) -> str:
 
 
 def across_years(question: str, years: list[int]) -> Across | None:
-    """The change or average across fiscal years ``question`` asks for, else ``None``.
+    """The change, average or total across fiscal years ``question`` asks for, else ``None``.
 
     ``years`` are the years it names, in order. An average needs two years or more (a
     range counts every year in it; "three-year average ... FY2017" the three years to
-    2017); a change two, or one with its movement asked ("improving in FY2017").
+    2017), and so does a total; a change two, or one with its movement asked ("improving
+    in FY2017").
     """
     span = _range(question)
+    if TOTAL_WORDS.search(question):
+        chosen = list(range(span[0], span[1] + 1)) if span is not None else list(years)
+        text = " ".join(TOTAL_WORDS.sub(" ", question).split())
+        return Across("total", tuple(chosen), question=text) if len(chosen) >= 2 else None
     average = _AVERAGE.search(question)
     if average is not None:
         count = _COUNT.get((average.group("count") or "").lower())

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from archivist.agent.research.metric_across import average_summary, change_summary
+from archivist.agent.research.metric_across import (
+    average_summary,
+    change_summary,
+    total_summary,
+)
 
 
 def _percent(value: float) -> str:
@@ -64,3 +68,12 @@ def test_a_mean_over_years_shows_each_value() -> None:
                          "(4.5000% + 5.2500% + 6.0000%) / 3 = 5.25%")
     assert said.sentence == ("The average net margin of Quillfeather Ltd over fiscal 2021, "
                              "2022 and 2023 is 5.25%.")
+
+
+def test_a_sum_over_years_shows_each_amount() -> None:
+    said = total_summary("net sales", " of Quillfeather Ltd", (2021, 2022, 2023),
+                         (410.0, 455.5, 502.25), _millions)
+    assert said.step == ("total net sales over fiscal 2021, 2022 and 2023 = "
+                         "410 + 455.5 + 502.25 = USD 1,367.75 million")
+    assert said.sentence == ("The net sales of Quillfeather Ltd over fiscal 2021, 2022 and "
+                             "2023 sum to USD 1,367.75 million.")

@@ -146,7 +146,7 @@ def test_a_line_item_with_other_words_or_years_is_no_lookup() -> None:
     for question in ("What was Quillfeather Mills' paper segment revenue in 2022?",
                      "What were Quillfeather Mills' export revenues in 2022?",
                      "What were Quillfeather Mills' revenues in 2021 and 2022?",
-                     "By how much did Quillfeather Mills' revenues grow from 2019 to 2022?",
+                     "What was Quillfeather Mills' net income in 2021 compared to 2023?",
                      "What was Quillfeather Mills' adjusted operating income in 2022?",
                      "Why did Quillfeather Mills' net income fall in 2022?"):
         assert _asked(question) == (None, ""), question
@@ -252,6 +252,42 @@ def test_a_metric_asked_across_years(question: str, formula: str, kind: str,
     assert reason == "" and metric is not None and metric.across is not None
     assert (metric.formula, metric.across.kind, metric.across.years) == (formula, kind, years)
     assert metric.across.asked == asked and metric.year == years[-1]
+
+
+@pytest.mark.parametrize(("question", "item", "kind", "years"), [
+    ("What were Quillfeather Mills' total revenues for 2019, 2020 and 2021 combined?",
+     "total revenues", "total", (2019, 2020, 2021)),
+    ("What was Quillfeather's net income over FY2020-FY2022 in total?", "net income", "total",
+     (2020, 2021, 2022)),
+    ("What is the average operating income of Quillfeather Mills from 2019 to 2021?",
+     "operating income", "average", (2019, 2020, 2021)),
+    ("What was the change in Quillfeather Mills' net sales from fiscal 2019 to fiscal 2022?",
+     "net sales", "change", (2019, 2022)),
+    ("By how much did Quillfeather Mills' revenues grow from 2019 to 2022?", "revenues",
+     "change", (2019, 2022)),
+    ("What was the change in Quillfeather's total assets from 2020 to 2022?", "total assets",
+     "change", (2020, 2022)),
+])
+def test_a_line_item_across_years_is_each_year_read(question: str, item: str, kind: str,
+                                                    years: tuple[int, ...]) -> None:
+    metric, reason = _asked(question)
+    assert reason == "" and metric is not None and metric.across is not None, question
+    assert (metric.formula, metric.unit) == (item, "amount")
+    assert (metric.across.kind, metric.across.years, metric.year) == (kind, years, years[-1])
+
+
+def test_a_balance_is_not_summed_across_years() -> None:
+    assert _asked("What were Quillfeather's total assets for 2020, 2021 and 2022 "
+                  "combined?") == (None, "")
+
+
+def test_a_share_asked_of_a_known_line_item() -> None:
+    metric, _ = _asked("What share of Brindlewood's FY2024 net sales was cost of sales?")
+    assert metric is not None
+    assert (metric.formula, metric.unit, metric.year) == ("cost of sales / net sales * 100",
+                                                          "%", 2024)
+    assert _asked("What share of Brindlewood's FY2024 revenue was from its cloud "
+                  "business?") == (None, "")
 
 
 def test_a_share_averaged_over_a_range_is_the_share_each_year() -> None:

@@ -44,6 +44,21 @@ def test_no_comparison_is_read_where_none_is_asked(question: str) -> None:
     assert _across(question) is None
 
 
+@pytest.mark.parametrize(("question", "years"), [
+    ("What were the revenues for FY2021, FY2022 and FY2023 combined?", (2021, 2022, 2023)),
+    ("What was the net income over 2020-2023 in total?", (2020, 2021, 2022, 2023)),
+    ("What were capital expenditures in 2022 and 2023 added together?", (2022, 2023)),
+])
+def test_a_sum_across_years(question: str, years: tuple[int, ...]) -> None:
+    found = _across(question)
+    assert found is not None and (found.kind, found.years) == ("total", years)
+    assert "combined" not in found.question and "in total" not in found.question
+
+
+def test_a_sum_needs_two_years() -> None:
+    assert _across("What were the combined net sales of both segments in FY2023?") is None
+
+
 def test_the_average_words_are_taken_out_of_the_question() -> None:
     found = _across("What is the three-year average of R&D as a % of sales for FY2021-FY2023?")
     assert found is not None

@@ -1,4 +1,4 @@
-"""A metric's change or mean across fiscal years, worked from each year's computed value.
+"""A metric's change, mean or sum across fiscal years, worked from each year's computed value.
 
 Pure text over the values the metric path computed for each year. A change is the last
 year's value less the first's: in percentage points for a percent metric, else as a
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from archivist.filings.comparison import moved_words
 from archivist.filings.metrics import round_half_up
 
-__all__ = ["Summary", "average_summary", "change_summary"]
+__all__ = ["Summary", "average_summary", "change_summary", "total_summary"]
 
 _SCALES = ("thousands", "millions", "billions")
 
@@ -101,3 +101,16 @@ def average_summary(metric: str, owner: str, years: Sequence[int], values: Seque
     name = f"average {metric} over {_years(years)}"
     sentence = f"The average {metric}{owner} over {_years(years)} is {show(mean)}."
     return Summary(f"{name} = {worked} = {show(mean)}", sentence)
+
+
+def total_summary(metric: str, owner: str, years: Sequence[int], values: Sequence[float],
+                  show: Callable[[float], str]) -> Summary:
+    """The sum of an amount ``metric`` over ``years`` (``values`` each year's, in order).
+
+    Each amount is shown as read; ``show`` puts the sum in the metric's scale.
+    """
+    total = sum(values)
+    worked = " + ".join(f"{v:,.10g}" for v in values)
+    name = f"total {metric} over {_years(years)}"
+    sentence = f"The {metric}{owner} over {_years(years)} sum to {show(total)}."
+    return Summary(f"{name} = {worked} = {show(total)}", sentence)

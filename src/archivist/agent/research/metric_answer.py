@@ -6,8 +6,8 @@ stored (``filings.scope``), :mod:`archivist.filings.metrics` computes it with no
 call, each figure read by one SELECT shown as a ``sql`` step. The answer states the
 formula, the formula with the figures put in, and the result rounded and in the unit the
 instructions ask (2 decimals unless asked otherwise), each figure cited to its page. A
-metric asked across fiscal years (its change, its mean) is computed so for each year, each
-shown, then their change or mean (:mod:`archivist.agent.research.metric_across`). A
+metric asked across fiscal years is computed so for each year, each shown, then their
+change, mean or sum (of amounts only; :mod:`archivist.agent.research.metric_across`). A
 metric that cannot be computed (across years: for any one of them) is a ``metric_fallback``
 step with the reason, and the question goes on by the usual path; nothing is guessed.
 """
@@ -22,7 +22,12 @@ from langchain_core.messages import AIMessage
 
 from archivist.agent.question.answer_format import AnswerFormat, answer_format
 from archivist.agent.quoting import quote_data
-from archivist.agent.research.metric_across import Summary, average_summary, change_summary
+from archivist.agent.research.metric_across import (
+    Summary,
+    average_summary,
+    change_summary,
+    total_summary,
+)
 from archivist.agent.state import Evidence
 from archivist.agent.steps import StepKind, emit_step, timed
 from archivist.agent.text import PERIOD_YEAR
@@ -159,6 +164,8 @@ class MetricPath:
         assert metric.across is not None
         if named_quarters(question) or _MONTHS_ENDED.search(question):
             return _fallback("a change or average across quarters is not computed", index)
+        if metric.across.kind == "total" and _unit_of(metric) != "amount":
+            return _fallback(f"a sum of {metric.name} across years is not computed", index)
         years = metric.across.years or (year - 1, year)
         decimals = _decimals(wanted)
         results: list[tuple[MetricResult, str]] = []
@@ -306,10 +313,17 @@ def across_summary(metric: AskedMetric, record: DocumentRecord, years: tuple[int
 
     if metric.across.kind == "average":
         return average_summary(first.metric, owner, years, values, show, first.unit, decimals)
+    if metric.across.kind == "total":
+        return total_summary(first.metric, owner, years, values, show)
     key = metric.formula if metric.formula in METRICS else standard_metric(metric.name)
     return change_summary(first.metric, owner, (years[0], years[-1]), (values[0], values[-1]),
                           (results[0][1], results[-1][1]), show, first.unit, decimals,
                           better_direction(key), metric.across.asked)
+
+
+def _unit_of(metric: AskedMetric) -> str:
+    """The unit a metric is in: a standard metric's, else the question's formula's."""
+    return METRICS[metric.formula][2] if metric.formula in METRICS else metric.unit
 
 
 def _computed(metric: AskedMetric, statements: StatementFigures, year: Period,
