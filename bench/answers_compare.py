@@ -22,12 +22,13 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from archivist.application import open_application
 from archivist.evaluation.answers import run_answers
 from archivist.evaluation.baselines import make_asker
 from archivist.evaluation.beir import collection_for, ingest_corpus, load_beir
-from archivist.evaluation.qa_datasets import load_qa_dataset
+from archivist.evaluation.qa_datasets import QAItem, load_qa_dataset
 from archivist.settings.agent import AgentSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -60,6 +61,17 @@ def _overrides(text: str) -> dict[str, object]:
     return {name: getattr(checked, name) for name in values}
 
 
+def _require_sources(app: Any, items: list[QAItem], collection: str | None) -> None:
+    """Stop when an item's gold document is not in the collection: its score would measure
+    the library, not the system (the table set's spreadsheets are ingested beside the PDFs:
+    ``archivist ingest bench/data/tables -c pdfs``)."""
+    have = {d.name for d in app.store.documents(collection or app.settings.collection)}
+    missing = sorted({name for item in items for name in item.gold_documents} - have)
+    if missing:
+        raise SystemExit(f"the collection lacks documents the items' answers are in: "
+                         f"{', '.join(missing)}; ingest them first")
+
+
 def main() -> None:
     """Answer the first ``--limit`` items with every system, taking turns per item."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -83,6 +95,8 @@ def main() -> None:
             ingest_corpus(app, beir, args.collection)
             print(f"corpus in '{args.collection}': {time.perf_counter() - started:.0f}s",
                   flush=True)
+        else:
+            _require_sources(app, items, args.collection)
         askers = {}
         for spec in args.systems:
             head, _, settings = spec.partition("@")
