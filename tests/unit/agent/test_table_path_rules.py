@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from archivist.agent.research.table_choice import (
-    asks_for_a_name,
     asks_for_computation,
     counted_things,
     goes_to_tables,
-    holds_table_rows,
+    holds_sheet_rows,
     names_a_year,
     relevant_tables,
 )
@@ -42,27 +41,25 @@ def test_computations_counts_rankings_and_comparisons_take_the_table_path() -> N
     assert not asks_for_computation("Who audits Brightwave?")
 
 
-def test_who_and_where_questions_ask_for_a_name_not_a_figure() -> None:
-    for question in ("Who chairs the board of Brightwave?", "Where is Brightwave based?",
-                     "Whose signature is on the annual report?"):
-        assert asks_for_a_name(question), question
-    for question in ("What did Brightwave pay its directors?", "How many staff work there?",
-                     "Which office is the largest?"):
-        assert not asks_for_a_name(question), question
-
-
-def test_rows_in_the_evidence_send_a_question_to_the_tables_unless_it_asks_who_or_where(
-) -> None:
+def test_a_sheets_passage_sends_any_question_to_the_tables_a_pdf_page_does_not() -> None:
+    # a spreadsheet's passage shows its first rows only; a PDF page's text holds its table
     tables = [_table("segments", "Segment results", ["Streaming", "DVD"], pages=(22, 22))]
-    rows = [Evidence(kind="hit", parent_id="p", document_id="d1", document_name="x.pdf",
-                     pages="p. 22", page_start=22, page_end=22, sub_question=0,
-                     text="Streaming 6,153,025 5,077,307 DVD 450,497 527,152")]
-    assert goes_to_tables("What did the streaming segment earn in 2017?", rows, tables)
-    assert not goes_to_tables("Who leads the streaming segment?", rows, tables)
-    assert not goes_to_tables("Where is the DVD segment run from?", rows, tables)
-    assert goes_to_tables("Who had the highest revenues?", rows, tables)  # a ranking
-    assert not goes_to_tables("What did the streaming segment earn in 2017?", [], tables)
-    assert not goes_to_tables("Which segment earned the most?", rows, [])
+
+    def passage(name: str) -> list[Evidence]:
+        return [Evidence(kind="hit", parent_id="p", document_id="d1", document_name=name,
+                         pages="p. 22", page_start=22, page_end=22, sub_question=0,
+                         text="Streaming 6,153,025 5,077,307 DVD 450,497 527,152")]
+
+    question = "What did the streaming segment earn in 2017?"
+    assert holds_sheet_rows(passage("segments.csv"), tables)
+    assert goes_to_tables(question, passage("segments.csv"), tables)
+    assert goes_to_tables("Who leads the streaming segment?", passage("Segments.XLSX"), tables)
+    assert not goes_to_tables(question, passage("annual-report.pdf"), tables)
+    assert not goes_to_tables(question, [], tables)
+    assert goes_to_tables("Which segment earned the most?", passage("report.pdf"), tables)
+    assert not goes_to_tables("Which segment earned the most?", passage("report.pdf"), [])
+    other = [_table("segments", "Segment results", ["Streaming"], doc="d2")]
+    assert not holds_sheet_rows(passage("segments.csv"), other)  # not that sheet's table
 
 
 def test_tables_are_ranked_by_shared_words_then_the_evidence_pages() -> None:
@@ -77,8 +74,6 @@ def test_tables_are_ranked_by_shared_words_then_the_evidence_pages() -> None:
     chosen = relevant_tables("What were revenues in 2017?", [operations, segments, unrelated],
                              evidence)
     assert [t.name for t in chosen] == ["segments", "operations"]
-    assert holds_table_rows(evidence, [segments])
-    assert not holds_table_rows(evidence, [operations])
 
 
 def test_a_table_with_the_row_the_question_names_beats_one_near_the_evidence() -> None:

@@ -1,26 +1,29 @@
 """Which tables a question is asked of: the table path's choice, in pure functions.
 
 A computation, a count, a ranking or a comparison takes the table path
-(:func:`asks_for_computation`), and so does evidence that holds a stored table's rows
-(:func:`holds_table_rows`). The tables shown to the model are those that share words
-with the question, near the evidence, and name what a count counts
-(:func:`relevant_tables`); a table that names no year the question asks about is left
-out (:func:`names_a_year`).
+(:func:`asks_for_computation`), and so does any question whose evidence is a spreadsheet's
+(:func:`holds_sheet_rows`): its passage shows the first rows only. A PDF page's table is
+in the page's text, which the writer reads, so its rows send no question. The tables
+shown to the model are those that share words with the question, near the evidence, and
+name what a count counts (:func:`relevant_tables`); a table that names no year the
+question asks about is left out (:func:`names_a_year`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import Any
 
 from archivist.agent.state import Evidence
 from archivist.agent.text import YEAR
+from archivist.documents.spreadsheets import SHEET_SUFFIXES
 from archivist.index.table_store import StoredTable
 from archivist.stopwords import DATE_WORDS, STOP_WORDS, content_words, singular
 
-__all__ = ["MAX_TABLES", "asks_for_a_name", "asks_for_computation", "counted_things",
-           "goes_to_tables", "holds_table_rows", "names_a_year", "relevant_tables"]
+__all__ = ["MAX_TABLES", "asks_for_computation", "counted_things",
+           "goes_to_tables", "holds_sheet_rows", "names_a_year", "relevant_tables"]
 
 MAX_TABLES = 3
 _COMPUTE = re.compile(
@@ -31,20 +34,13 @@ _COMPUTE = re.compile(
     r"more|less|average|mean|median|ratio|percent\w*|share|margin|count|number of)\b",
     re.IGNORECASE,
 )
-_WHO_OR_WHERE = re.compile(r"^\W*(?:who|whom|whose|where)\b", re.IGNORECASE)
 _COUNT = re.compile(r"\b(?:how (?:many|much)|number of)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9']*|[^\sA-Za-z-]")  # a hyphen joins words
-_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def asks_for_computation(question: str) -> bool:
     """Whether the question asks for a sum, difference, count, ranking or comparison."""
     return bool(_COMPUTE.search(question))
-
-
-def asks_for_a_name(question: str) -> bool:
-    """Whether the question asks who or where: a person, a body or a place, not a figure."""
-    return bool(_WHO_OR_WHERE.search(question))
 
 
 def counted_things(question: str) -> set[str]:
@@ -141,23 +137,14 @@ def names_a_year(question: str, table: StoredTable, cells: Sequence[Any] = ()) -
     return bool(years & set(YEAR.findall(text)))
 
 
-def holds_table_rows(evidence: list[Evidence], tables: list[StoredTable]) -> bool:
-    """Whether a passage of the evidence is rows of a stored table (figures on its pages)."""
-    for item in evidence:
-        if len(_FIGURE.findall(item.get("text", ""))) < 4:
-            continue
-        if any(t.document_id == item.get("document_id") and _pages_meet(t, item)
-               for t in tables):
-            return True
-    return False
+def holds_sheet_rows(evidence: list[Evidence], tables: list[StoredTable]) -> bool:
+    """Whether a passage of the evidence is a spreadsheet's whose table is stored."""
+    return any(PurePath(item.get("document_name", "")).suffix.lower() in SHEET_SUFFIXES
+               and any(t.document_id == item.get("document_id") for t in tables)
+               for item in evidence)
 
 
 def goes_to_tables(question: str, evidence: list[Evidence], tables: list[StoredTable]) -> bool:
-    """Whether the table path runs: tables to ask, and a computation asked or their rows read.
-
-    Rows among the evidence do not send a question that asks who or where (a name or a
-    place, which a table of figures does not compute) unless it asks a computation too
-    ("Who had the highest sales?").
-    """
-    return bool(tables) and (asks_for_computation(question) or (
-        holds_table_rows(evidence, tables) and not asks_for_a_name(question)))
+    """Whether the table path runs: tables to ask, and a computation asked or a sheet read."""
+    return bool(tables) and (asks_for_computation(question)
+                             or holds_sheet_rows(evidence, tables))
