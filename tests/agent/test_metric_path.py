@@ -212,17 +212,17 @@ def test_a_line_items_sum_across_years_is_each_year_read_then_added(
     library: Application,
 ) -> None:
     with closing(_service(library, ScriptedChatModel(), "small")) as service:
-        events = run(service, "What were Tallowmere Outfitters' net sales for fiscal 2022 and "
-                              "fiscal 2023 combined?")
+        events = run(service, "What was Tallowmere Outfitters' cumulative operating income "
+                              "in fiscal 2022 and fiscal 2023?")
         margin = run(service, "What were Tallowmere Outfitters' gross margins in FY2022 and "
                               "FY2023 combined?")
     answer = done(events)["answer"]
-    assert answer.startswith("The net sales of Tallowmere Outfitters, Inc. over fiscal 2022 "
-                             "and 2023 sum to 16,550.00")
-    assert "Net sales, fiscal 2022: 7,910 [1.pdf, p. 2]" in answer
+    assert answer.startswith("Total operating income of Tallowmere Outfitters, Inc. over "
+                             "fiscal 2022 and 2023: 2,544.00 million.")
+    assert "Operating income, fiscal 2022: 1,181 [1.pdf, p. 2]" in answer
     details = [s["detail"] for s in steps(events, "metric")]
-    assert details[-1] == ("total net sales over fiscal 2022 and 2023 = 7,910 + 8,640 = "
-                           "16,550.00 million")
+    assert details[-1] == ("total operating income over fiscal 2022 and 2023 = 1,181 + 1,363 "
+                           "= 2,544.00 million")
     assert not steps(events, "search")
     (fallback,) = steps(margin, "metric_fallback")  # a sum of percentages means nothing
     assert fallback["detail"].startswith("a sum of gross margin across years is not computed")

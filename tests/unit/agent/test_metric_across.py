@@ -75,5 +75,5 @@ def test_a_sum_over_years_shows_each_amount() -> None:
                          (410.0, 455.5, 502.25), _millions)
     assert said.step == ("total net sales over fiscal 2021, 2022 and 2023 = "
                          "410 + 455.5 + 502.25 = USD 1,367.75 million")
-    assert said.sentence == ("The net sales of Quillfeather Ltd over fiscal 2021, 2022 and "
-                             "2023 sum to USD 1,367.75 million.")
+    assert said.sentence == ("Total net sales of Quillfeather Ltd over fiscal 2021, 2022 and "
+                             "2023: USD 1,367.75 million.")

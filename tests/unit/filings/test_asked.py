@@ -255,8 +255,8 @@ def test_a_metric_asked_across_years(question: str, formula: str, kind: str,
 
 
 @pytest.mark.parametrize(("question", "item", "kind", "years"), [
-    ("What were Quillfeather Mills' total revenues for 2019, 2020 and 2021 combined?",
-     "total revenues", "total", (2019, 2020, 2021)),
+    ("What was Quillfeather Mills' cumulative operating income over fiscal 2019 through "
+     "2021?", "operating income", "total", (2019, 2020, 2021)),
     ("What was Quillfeather's net income over FY2020-FY2022 in total?", "net income", "total",
      (2020, 2021, 2022)),
     ("What is the average operating income of Quillfeather Mills from 2019 to 2021?",
@@ -282,9 +282,9 @@ def test_a_balance_is_not_summed_across_years() -> None:
 
 
 def test_a_share_asked_of_a_known_line_item() -> None:
-    metric, _ = _asked("What share of Brindlewood's FY2024 net sales was cost of sales?")
+    metric, _ = _asked("What proportion of Brindlewood's FY2024 revenue was gross profit?")
     assert metric is not None
-    assert (metric.formula, metric.unit, metric.year) == ("cost of sales / net sales * 100",
+    assert (metric.formula, metric.unit, metric.year) == ("gross profit / revenue * 100",
                                                           "%", 2024)
     assert _asked("What share of Brindlewood's FY2024 revenue was from its cloud "
                   "business?") == (None, "")

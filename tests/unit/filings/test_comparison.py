@@ -45,7 +45,8 @@ def test_no_comparison_is_read_where_none_is_asked(question: str) -> None:
 
 
 @pytest.mark.parametrize(("question", "years"), [
-    ("What were the revenues for FY2021, FY2022 and FY2023 combined?", (2021, 2022, 2023)),
+    ("How much did capital spending come to over FY2021, FY2022 and FY2023 combined?",
+     (2021, 2022, 2023)),
     ("What was the net income over 2020-2023 in total?", (2020, 2021, 2022, 2023)),
     ("What were capital expenditures in 2022 and 2023 added together?", (2022, 2023)),
 ])

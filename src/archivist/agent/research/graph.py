@@ -4,7 +4,7 @@ r"""The research sub-agent's graph: one copy runs per sub-question.
 
     START --(a whole-document question)--> document --(answered)--> finish
       |--(a filing's metric: tables on)--> metric --(computed)--> finish; (not) --> gather
-      \\--> gather --(a computation, or table rows: tables on)--> tables --(answered)--> finish
+      \\--> gather --(a computation, or a sheet: tables on)--> tables --(answered)--> finish
                |--(nothing relevant)--> finish -> END
                |--(pipeline, web only)--> write -> finish
                |          (said nothing, or named a page not read: -> hop -> write, once)

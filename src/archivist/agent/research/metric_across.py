@@ -112,5 +112,5 @@ def total_summary(metric: str, owner: str, years: Sequence[int], values: Sequenc
     total = sum(values)
     worked = " + ".join(f"{v:,.10g}" for v in values)
     name = f"total {metric} over {_years(years)}"
-    sentence = f"The {metric}{owner} over {_years(years)} sum to {show(total)}."
+    sentence = f"Total {metric}{owner} over {_years(years)}: {show(total)}."
     return Summary(f"{name} = {worked} = {show(total)}", sentence)

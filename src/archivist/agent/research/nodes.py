@@ -322,7 +322,7 @@ class ResearchNodes:
 
     def after_gather(self, state: ResearchState) -> Literal["tables", "agent", "write", "hop",
                                                             "finish"]:
-        """The table path first for a computation or table rows, then by strategy.
+        """The table path first for a computation or a spreadsheet, then by strategy.
 
         The table path runs when it is on and not yet tried; with nothing relevant the
         sub-question abstains without asking the model, and so it does on a small model

@@ -1,7 +1,7 @@
 """The table path: one read-only SQL query the model writes over the documents' tables.
 
 A question that asks for a computation, a count, a ranking or a comparison ("by how
-much", "which ... highest", "how many"), or whose evidence holds rows of a stored table,
+much", "which ... highest", "how many"), or whose evidence is a spreadsheet's passage,
 is first tried on the tables (``index/table_store.py``). The tables that match it best
 (caption, section, columns and row labels against its words, and the pages the evidence
 came from) are shown to the model with their columns, row labels and a few rows; it
