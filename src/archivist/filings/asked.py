@@ -229,8 +229,8 @@ def _share_asked(asked: str, years: list[int]) -> AskedMetric | None:
     """A line item as a percentage of another in one year ("R&D as a percentage of sales").
 
     Asked as "What was X's R&D as a percentage of net sales?", "What percentage of its
-    revenue did X spend on marketing?" or "What share of X's revenue was cost of revenue?"
-    (then the part too must be a known line item); the base must be a known line item.
+    revenue did X spend on marketing?" or "What proportion of X's revenue was gross
+    profit?" (then the part too must be a known line item); the base must be a known one.
     """
     found = _AS_SHARE.match(asked)
     if found is not None:
@@ -241,7 +241,7 @@ def _share_asked(asked: str, years: list[int]) -> AskedMetric | None:
             return None
         spent = _SPENT_ON.search(found.group("rest"))
         item, base = spent.group("item") if spent else "", found.group("base")
-        if spent is None:  # "what share of its revenue was cost of revenue": a known item
+        if spent is None:  # "what proportion of its revenue was gross profit": a known item
             item = found.group("rest") if _item_of(found.group("rest")) else ""
     item_named, base_named = _item_words(item), _item_of(base)
     if item_named is None or base_named is None or len(years) > 1:
@@ -278,10 +278,10 @@ def _asks_more(asked: str) -> bool:
 def _line_item_across(across: Across) -> AskedMetric | None:
     """A line item's change, mean or sum across the years ``across`` names.
 
-    Asked as "What were X's revenues for 2015, 2016 and 2017 combined?", "What is the
-    average net income of X from 2019 to 2021?", "What was the change in X's operating
-    income from 2019 to 2021?" or "By how much did X's net sales grow from 2019 to 2021?".
-    A balance (total assets) is summed or averaged so never: only its change is asked.
+    Asked as "What was X's cumulative operating income over fiscal 2019 through 2021?",
+    "What is the average net income of X from 2019 to 2021?", "What was the change in X's
+    operating income from 2019 to 2021?" or "By how much did X's net sales grow from 2019
+    to 2021?". A balance (total assets) is never summed or averaged so: only its change is.
     """
     change = across.kind == "change"
     by = _CHANGE_BY.search(across.question) if change else None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from archivist.filings.metrics import BETTER
 
-__all__ = ["TOTAL_WORDS", "Across", "across_years", "better_direction", "moved_words"]
+__all__ = ["Across", "across_years", "better_direction", "moved_words"]
 
 _COUNT = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
 _BALANCE = (r"(?:total\s+|common\s+|(?:share|stock)holders['’]?\s+)?(?:assets|equity|"
@@ -28,7 +28,7 @@ _AVERAGE = re.compile(rf"\b(?:(?P<count>two|three|four|five|[2-5])[- ]year\s+)?a
 _AVERAGE_WORDS = re.compile(r"\b(?:the\s+|an?\s+)?(?:(?:two|three|four|five|[2-5])[- ]year\s+)?"
                             r"average\s+(?:of\s+)?(?:the\s+|its\s+)?", re.I)
 #: Words asking for a sum across years ("combined", "in total"); taken out of the question.
-TOTAL_WORDS = re.compile(r"\b(?:combined|summed(?: over| up)?|in total|cumulative(?:ly)?|"
+_TOTAL_WORDS = re.compile(r"\b(?:combined|summed(?: over| up)?|in total|cumulative(?:ly)?|"
                          r"added together|altogether|taken together)\b", re.I)
 _YEAR = r"(?:FY\s?'?|fiscal(?:\s+year)?\s+)?((?:19|20)?\d{2})"
 _RANGE = re.compile(rf"\b{_YEAR}\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b)\s*{_YEAR}\b",
@@ -100,9 +100,9 @@ def across_years(question: str, years: list[int]) -> Across | None:
     in FY2017").
     """
     span = _range(question)
-    if TOTAL_WORDS.search(question):
+    if _TOTAL_WORDS.search(question):
         chosen = list(range(span[0], span[1] + 1)) if span is not None else list(years)
-        text = " ".join(TOTAL_WORDS.sub(" ", question).split())
+        text = " ".join(_TOTAL_WORDS.sub(" ", question).split())
         return Across("total", tuple(chosen), question=text) if len(chosen) >= 2 else None
     average = _AVERAGE.search(question)
     if average is not None:
