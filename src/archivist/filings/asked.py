@@ -20,38 +20,13 @@ from dataclasses import dataclass, replace
 from archivist.filings.comparison import Across, across_years
 from archivist.filings.concepts import concept_named
 from archivist.filings.definitions import asked_definition, definitions_in, without_definitions
+from archivist.filings.metric_names import METRIC_NAMES
 from archivist.filings.metrics import METRICS
 from archivist.filings.scope import named_years
 
 __all__ = ["AskedMetric", "asked_metric", "standard_metric"]
 
-_STANDARD = (
-    ("gross_margin", r"gross (?:profit )?margin"),
-    ("operating_margin", r"operating (?:profit |income )?margin"),
-    ("net_margin", r"net (?:profit |income )?margin|(?<!gross )(?<!operating )\bprofit margin"),
-    ("dpo", r"days? (?:of )?payables? outstanding|\bDPO\b"),
-    ("dso", r"days? (?:of )?sales outstanding|\bDSO\b"),
-    ("dio", r"days? (?:of )?inventory outstanding|days? in inventory|\bDIO\b"),
-    ("working_capital_ratio", r"working capital ratio"),
-    ("working_capital", r"working capital(?! ratio)"),
-    ("current_ratio", r"current ratio"),
-    ("quick_ratio", r"quick ratio|acid[- ]test ratio"),
-    ("ebitda", r"\bEBITDA\b(?!\s+margin)"),
-    ("ebitda_margin", r"\bEBITDA margin\b"),
-    ("debt_to_equity", r"\bdebt[- ]to[- ](?:total )?(?:(?:share|stock)holders['’]? )?equity\b"
-                       r"|\bD/E\b"),
-    ("payout_ratio", r"\b(?:dividend )?payout ratio\b"),
-    ("asset_turnover", r"\b(?:total )?assets? turnover\b"),
-    ("inventory_turnover", r"\binventory turnover\b"),
-    ("roa", r"return on (?:average )?(?:total )?assets|\bROA\b"),
-    ("roe", r"return on (?:average )?(?:(?:total |common )?(?:share|stock)holders'? )?equity"
-            r"|\bROE\b"),
-    ("capex", r"capital expenditures?|\bcapex\b"),
-    ("free_cash_flow", r"free cash flows?|\bFCF\b"),
-    ("effective_tax_rate", r"effective (?:income )?tax rate|\bETR\b"),
-    ("interest_coverage", r"interest coverage(?: ratio)?|times interest earned"),
-)
-_PATTERNS = [(key, re.compile(pattern, re.I)) for key, pattern in _STANDARD]
+_PATTERNS = [(key, re.compile(pattern, re.I)) for key, pattern in METRIC_NAMES]
 _PATTERN = dict(_PATTERNS)
 _NOT_A_VALUE = re.compile(
     r"^\W*(?:why|explain|describe|discuss|summari[sz]e)\b|\b(?:drove|drivers?|caused?|"

@@ -59,12 +59,29 @@ METRICS.update({
     "asset_turnover": ("asset turnover ratio", "revenue / average total assets", "ratio"),
     "inventory_turnover": ("inventory turnover ratio", "cost of revenue / average inventory",
                            "ratio"),
+    "fixed_asset_turnover": ("fixed asset turnover ratio",
+                             "revenue / average property and equipment", "ratio"),
+    "receivables_turnover": ("receivables turnover ratio",
+                             "revenue / average accounts receivable", "ratio"),
+    "payables_turnover": ("payables turnover ratio", "cost of revenue / average accounts payable",
+                          "ratio"),
+    "cash_conversion_cycle": ("cash conversion cycle", "365 * average inventory / cost of revenue"
+                              " + 365 * average accounts receivable / revenue"
+                              " - 365 * average accounts payable / cost of revenue", "days"),
+    "cash_ratio": ("cash ratio", "(cash + short-term investments) / current liabilities",
+                   "ratio"),
+    "operating_cash_flow_ratio": ("operating cash flow ratio",
+                                  "cash from operations / current liabilities", "ratio"),
+    "retention_ratio": ("retention ratio", "1 - dividends paid / net income", "ratio"),
+    "free_cash_flow_margin": ("free cash flow margin", "(cash from operations - capital "
+                              "expenditure) / revenue * 100", "%"),
 })
 BETTER: dict[str, str] = {
     **dict.fromkeys(("gross_margin", "operating_margin", "net_margin", "ebitda_margin", "roa",
                      "roe", "interest_coverage", "asset_turnover", "inventory_turnover",
-                     "ebitda", "free_cash_flow"), "higher"),
-    **dict.fromkeys(("dso", "dio", "debt_to_equity"), "lower"),
+                     "ebitda", "free_cash_flow", "fixed_asset_turnover", "receivables_turnover",
+                     "free_cash_flow_margin"), "higher"),
+    **dict.fromkeys(("dso", "dio", "debt_to_equity", "cash_conversion_cycle"), "lower"),
 }
 """The direction a :data:`METRICS` key is plainly better in; a metric read either way (a
 liquidity ratio, DPO, a tax rate, capex, a payout) has none."""

@@ -212,6 +212,25 @@ def test_margin_leverage_payout_and_turnover_metrics_named(question: str,
 
 
 @pytest.mark.parametrize(("question", "formula"), [
+    ("What was Brindlewood's fixed asset turnover ratio in FY2024?", "fixed_asset_turnover"),
+    ("What is Brindlewood's FY2024 total asset turnover?", "asset_turnover"),
+    ("What was Brindlewood's accounts receivable turnover for FY2024?", "receivables_turnover"),
+    ("What was Brindlewood's payables turnover in fiscal 2024?", "payables_turnover"),
+    ("What is Brindlewood's FY2024 cash conversion cycle?", "cash_conversion_cycle"),
+    ("How many days sales in inventory did Brindlewood have in FY2024?", "dio"),
+    ("What is Brindlewood's cash ratio at the end of FY2024?", "cash_ratio"),
+    ("What is Brindlewood's FY2024 operating cash flow ratio?", "operating_cash_flow_ratio"),
+    ("What was Brindlewood's earnings retention ratio in FY2024?", "retention_ratio"),
+    ("What was Brindlewood's FY2024 free cash flow margin?", "free_cash_flow_margin"),
+    ("What was Brindlewood's FY2024 free cash flow?", "free_cash_flow"),
+])
+def test_a_longer_metric_name_is_not_the_shorter_one_it_holds(question: str,
+                                                               formula: str) -> None:
+    metric, _ = _asked(question)
+    assert metric is not None and (metric.formula, metric.year) == (formula, 2024)
+
+
+@pytest.mark.parametrize(("question", "formula"), [
     ("What percentage of its FY2024 revenues did Brindlewood spend on research and "
      "development?", "research and development / revenues * 100"),
     ("What was Brindlewood's FY2024 marketing expense as a percentage of net sales?",

@@ -243,3 +243,36 @@ def test_total_debt_is_short_and_long_term_debt(tmp_path: Path) -> None:
     ratio = compute("debt_to_equity", long_only, 2023)
     assert (ratio.worked, ratio.rounded) == ("(0 + 700) ÷ 1,400", 0.5)
     assert ratio.inputs[0].line_item == "short term debt (not in the statement: 0)"
+
+
+def test_turnover_cycle_cash_and_retention_metrics(tmp_path: Path) -> None:
+    """Each metric of an analyst's usual set computed from made-up statements, by hand."""
+    figures = _store(tmp_path, "analyst", [
+        _statement("income_statement", ["fy2024", "fy2023"], [
+            ["Net sales", 7300, 6900], ["Cost of sales", -4380, -4100],
+            ["Net income", 500, 450]], 30),
+        _statement("balance_sheet", ["d2024_12_31", "d2023_12_31"], [
+            ["Cash and cash equivalents", 300, 250], ["Short-term investments", 100, 80],
+            ["Accounts receivable, net", 600, 540], ["Inventories", 720, 680],
+            ["Property and equipment, net", 1500, 1420],
+            ["Accounts payable", 480, 440], ["Total current liabilities", 1000, 930]], 31),
+        _statement("cash_flow_statement", ["fy2024", "fy2023"], [
+            ["Net cash provided by operating activities", 820, 760],
+            ["Purchases of property and equipment", -310, -290],
+            ["Dividends paid", -200, -180]], 33)])
+    expected = {
+        "fixed_asset_turnover": 7300 / ((1500 + 1420) / 2),
+        "receivables_turnover": 7300 / ((600 + 540) / 2),
+        "payables_turnover": 4380 / ((480 + 440) / 2),
+        "cash_conversion_cycle": 365 * ((720 + 680) / 2) / 4380 + 365 * ((600 + 540) / 2) / 7300
+        - 365 * ((480 + 440) / 2) / 4380,
+        "cash_ratio": (300 + 100) / 1000,
+        "operating_cash_flow_ratio": 820 / 1000,
+        "retention_ratio": 1 - 200 / 500,
+        "free_cash_flow_margin": (820 - 310) / 7300 * 100,
+    }
+    for metric, value in expected.items():
+        result = compute(metric, figures, 2024, decimals=2)
+        assert result.error is None, (metric, result.error)
+        assert result.rounded == round(value, 2), metric
+    assert compute("retention_ratio", figures, 2024).worked == "1 - 200 ÷ 500"
