@@ -227,3 +227,28 @@ def test_a_line_items_sum_across_years_is_each_year_read_then_added(
     (fallback,) = steps(margin, "metric_fallback")  # a sum of percentages means nothing
     assert fallback["detail"].startswith("a sum of gross margin across years is not computed")
     assert not steps(margin, "metric")
+
+
+def test_a_yes_no_movement_in_one_year_is_the_change_from_the_year_before(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel(), "small")) as service:
+        margin = run(service, "Did Tallowmere Outfitters' operating margin improve in FY2023?")
+        sales = run(service, "Did Tallowmere Outfitters' net sales grow in fiscal 2023?")
+    assert done(margin)["answer"].startswith(
+        "Yes. Operating margin of Tallowmere Outfitters, Inc. rose from 14.93% in fiscal 2022 "
+        "to 15.78% in fiscal 2023")
+    answer = done(sales)["answer"]
+    assert answer.startswith("Yes. ") and "= 8,640 - 7,910" in answer
+    assert "Net sales, fiscal 2022: 7,910 [1.pdf, p. 2]" in answer
+    assert not steps(margin, "search") and not steps(sales, "search")
+
+
+def test_a_line_item_narrowed_to_a_part_is_not_read_as_the_statements_total(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel(), "small")) as service:
+        events = run(service, "What were Tallowmere Outfitters' net sales in Canada in fiscal "
+                              "2023?")
+    assert not steps(events, "metric")  # the usual path answers it, not the metric path
+    assert "read from the 10-K statements" not in done(events)["answer"]

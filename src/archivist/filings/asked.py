@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from archivist.filings.comparison import Across, across_years
 from archivist.filings.concepts import concept_named
 from archivist.filings.definitions import asked_definition, definitions_in, without_definitions
+from archivist.filings.item_qualifiers import qualifies_item
 from archivist.filings.metric_names import METRIC_NAMES
 from archivist.filings.metrics import METRICS
 from archivist.filings.scope import named_years
@@ -60,6 +61,9 @@ _GROWTH_VERB = re.compile(
     r"\bby (?:what|how much) (?:percent(?:age)?|%) did (.+?)\s+(?:grow|increase|decrease|"
     r"decline|change|rise|fall)\b", re.I)
 _LOOKUP = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s*\??\s*$", re.I)
+_HOW_MUCH = re.compile(r"^\s*how much\s+(?P<item>.+?)\s+(?:did|does|do)\s+(?:[\w&.'’-]+\s+){1,4}?"
+                       r"(?:report|record|have|hold|earn|generate|post|book|make)\b(?P<rest>.*)$",
+                       re.I)
 #: Instructions asking for a percentage ("Answer as a percentage change", "in %").
 _PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%", re.I)
 _NOT_ITEM_WORDS = re.compile(r"\b(?:unadjusted|as reported|reported|GAAP|(?:fiscal )?year[- ]end"
@@ -81,6 +85,10 @@ _SPENT_ON = re.compile(r"\b(?:spen[dt]|used?|paid|pay|invest(?:ed)?|go|went|allo
                        r"(?:on|to|for|in)\s+(?P<item>.+)$", re.I)
 _AS_SHARE = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s+as an? (?:percent(?:age)?|"
                        r"share|proportion|%) of\s+(?P<base>.+?)\s*\??\s*$", re.I)
+#: A yes/no question about a line item's movement ("Did X's net sales grow in FY2023?").
+_MOVED_ITEM = re.compile(r"^\s*(?:did|has|have|had|was|were|is|are)\s+(?P<item>.+?)\s+(?:been\s+)?"
+                         r"(?:grow|grown|grew|increased?|decreased?|declined?|rise|risen|rose|"
+                         r"fall|fallen|fell|drop|dropped|higher|lower)\b", re.I)
 _CHANGE_IN = re.compile(r"^(?:the\s+)?(?:change|difference|increase|decrease|decline|rise|"
                         r"fall|drop)\s+in\s+", re.I)
 _PHRASE_END = re.compile(r"\s+(?:from|between|in|for|during|over|at|year[- ]over[- ]year|yoy|"
@@ -178,7 +186,13 @@ def _bare_item(phrase: str) -> str:
 
 
 def _item_of(phrase: str) -> str | None:
-    """The line item a phrase names ("Amcor's FY2023 net sales"), with no other words."""
+    """The line item a phrase names ("Amcor's FY2023 net sales"), with no other words.
+
+    ``None`` when the words after it narrow it to a part ("net sales in Europe").
+    """
+    end = _ITEM_END.search(phrase)
+    if end is not None and qualifies_item(end.group(0)):
+        return None
     item = _OF_COMPANY.sub("", _ITEM_END.sub("", phrase))
     item = _OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item
     item = _bare_item(_YEAR_WORDS.sub(" ", item))
@@ -255,11 +269,13 @@ def _line_item_across(across: Across) -> AskedMetric | None:
 
     Asked as "What was X's cumulative operating income over fiscal 2019 through 2021?",
     "What is the average net income of X from 2019 to 2021?", "What was the change in X's
-    operating income from 2019 to 2021?" or "By how much did X's net sales grow from 2019
-    to 2021?". A balance (total assets) is never summed or averaged so: only its change is.
+    operating income from 2019 to 2021?", "By how much did X's net sales grow from 2019
+    to 2021?" or "Did X's net sales grow in 2021?" (from the year before). A balance
+    (total assets) is never summed or averaged so: only its change is.
     """
     change = across.kind == "change"
-    by = _CHANGE_BY.search(across.question) if change else None
+    by = (_CHANGE_BY.search(across.question) or _MOVED_ITEM.match(across.question)) \
+        if change else None
     found = by or _LOOKUP.match(across.question)
     phrase = found.group("item") if found else ""
     if change and by is None:  # "what was the change in X ...", not "what was X ... vs ..."
@@ -277,7 +293,8 @@ def _line_item_asked(asked: str, years: list[int], in_percent: bool = False,
                      across: Across | None = None) -> AskedMetric | None:
     """A line item's value in one year, its change from the year before, or ``across`` years.
 
-    "What was X's operating income in 2023?" asks the value, "By how much did X's net
+    "What was X's operating income in 2023?" or "How much revenue did X report in 2023?"
+    asks the value, "By how much did X's net
     sales grow from 2022 to 2023?" the change, its growth when ``in_percent`` (the
     instructions ask for a percentage). A sum or a mean across years, or a change between
     years further apart, is :func:`_line_item_across`. Only a question naming the line item
@@ -299,8 +316,9 @@ def _line_item_asked(asked: str, years: list[int], in_percent: bool = False,
             return AskedMetric(f"{item} growth", growth_of=item, unit="%", year=years[-1])
         return AskedMetric(f"change in {item}", f"{item} - prior {item}", unit="amount",
                            year=years[-1])
-    lookup = _LOOKUP.match(asked)
-    if lookup is None or len(years) != 1 or _COMPARED.search(asked):
+    lookup = _LOOKUP.match(asked) or _HOW_MUCH.match(asked)
+    if lookup is None or len(years) != 1 or _COMPARED.search(asked) or (
+            "rest" in lookup.groupdict() and qualifies_item(lookup.group("rest"))):
         return None
     item = _item_of(lookup.group("item"))
     return AskedMetric(item, item, unit="amount", year=years[0]) if item else None

@@ -8,7 +8,9 @@ FY2015, FY2016 and FY2017", "the three-year average ... FY2015-FY2017" or "avera
 from 2021 to 2023" (every year of the range). A total is asked as "combined", "in total",
 "summed", "cumulative" or "added together" with two years or more named (a range: every
 year in it). A question asking for a metric each year or over several years without a
-mean, a sum or a change is no comparison (``None``).
+mean, a sum or a change is no comparison (``None``). A yes/no question about a movement
+with one year named ("Did the operating margin improve in FY2017?") asks for the change
+from the year before, as "improving as of FY2017" does.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def across_years(question: str, years: list[int]) -> Across | None:
     ``years`` are the years it names, in order. An average needs two years or more (a
     range counts every year in it; "three-year average ... FY2017" the three years to
     2017), and so does a total; a change two, or one with its movement asked ("improving
-    in FY2017").
+    in FY2017", "did it improve in FY2017?").
     """
     span = _range(question)
     if _TOTAL_WORDS.search(question):
@@ -120,9 +122,10 @@ def across_years(question: str, years: list[int]) -> Across | None:
     if not _MOVED.search(question) and not _MOVING.search(question):
         return None
     chosen = list(span) if span is not None else list(years)
-    if len(chosen) == 1 and _MOVING.search(question):
+    into_year = bool(_MOVING.search(question) or _YES_NO.search(question))
+    if len(chosen) == 1 and into_year:
         chosen = [chosen[0] - 1, chosen[0]]
-    if len(chosen) == 0 and _MOVING.search(question):
+    if len(chosen) == 0 and into_year:
         return Across("change", (), _asked_direction(question), question)
     if len(chosen) != 2:
         return None

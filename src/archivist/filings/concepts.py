@@ -164,12 +164,15 @@ def label_concept(phrase: str) -> Concept | None:
 def concept_named(phrase: str) -> Concept | None:
     """The concept a phrase names (``COGS``, ``the accounts payable``), or ``None``.
 
-    Case, apostrophes and other punctuation do not count (``stockholders' equity``).
+    Case, apostrophes and other punctuation do not count (``stockholders' equity``). Net
+    income "attributable to" the company or its shareholders is net income; to
+    noncontrolling interests it is not.
     """
     key = " ".join(re.sub(r"[^\w& -]+", " ", phrase.replace("'", "").replace("’", "")
                           .casefold()).split())
     key = re.sub(r"^(?:the|total|a|an)\s+", "", key)
     key = re.sub(r"\s+(?:for the year|of the year|for the period|in the year)$", "", key)
+    key = re.sub(r"^(net (?:income|earnings|profit)) attributable to (?!non).*$", r"\1", key)
     for concept in CONCEPTS.values():
         names = {concept.name.replace("_", " "), *concept.aliases}
         if key in names or f"total {key}" in names:

@@ -128,7 +128,15 @@ def test_a_line_item_of_one_year_is_asked_as_itself() -> None:
              "operating income", 2022),
             ("What is Quillfeather Mills' FY2021 total revenue?", "total revenue", 2021),
             ("What were Quillfeather's total assets at March 31, 2023?", "total assets", 2023),
-            ("What was the FY2020 net income of Quillfeather Mills?", "net income", 2020)):
+            ("What was the FY2020 net income of Quillfeather Mills?", "net income", 2020),
+            ("What was Quillfeather's operating income in the second quarter of 2023?",
+             "operating income", 2023),
+            ("What was the net income attributable to common shareholders of Quillfeather "
+             "Mills in FY2022?", "net income attributable to common shareholders", 2022),
+            ("How much revenue did Quillfeather Mills report in fiscal 2022?", "revenue", 2022),
+            ("How much cash did Quillfeather have at the end of 2022?", "cash", 2022),
+            ("What were Quillfeather's total assets at the end of fiscal year 2022 in USD "
+             "millions?", "total assets", 2022)):
         metric, reason = _asked(question)
         assert metric == AskedMetric(item, item, unit="amount", year=year), question
         assert reason == ""
@@ -148,7 +156,13 @@ def test_a_line_item_with_other_words_or_years_is_no_lookup() -> None:
                      "What were Quillfeather Mills' revenues in 2021 and 2022?",
                      "What was Quillfeather Mills' net income in 2021 compared to 2023?",
                      "What was Quillfeather Mills' adjusted operating income in 2022?",
-                     "Why did Quillfeather Mills' net income fall in 2022?"):
+                     "Why did Quillfeather Mills' net income fall in 2022?",
+                     "What was Quillfeather Mills' revenue from licensing in 2022?",
+                     "What were Quillfeather Mills' net sales in Europe in fiscal 2022?",
+                     "What was Quillfeather's revenue for the Americas segment in 2022?",
+                     "What was the net income attributable to noncontrolling interests of "
+                     "Quillfeather Mills in FY2022?",
+                     "How much cash did Quillfeather generate from operations in 2022?"):
         assert _asked(question) == (None, ""), question
 
 
@@ -279,6 +293,10 @@ def test_a_metric_asked_across_years(question: str, formula: str, kind: str,
      "change", (2019, 2022)),
     ("What was the change in Quillfeather's total assets from 2020 to 2022?", "total assets",
      "change", (2020, 2022)),
+    ("Did Quillfeather Mills' net sales grow in fiscal 2022?", "net sales", "change",
+     (2021, 2022)),
+    ("Has Quillfeather's operating income declined in 2022?", "operating income", "change",
+     (2021, 2022)),
 ])
 def test_a_line_item_across_years_is_each_year_read(question: str, item: str, kind: str,
                                                     years: tuple[int, ...]) -> None:

@@ -187,7 +187,13 @@ class MetricPath:
 
     def _filing(self, question: str, year: int | None
                 ) -> tuple[tuple[DocumentRecord, list[StoredTable]] | None, str]:
-        """The one filing the question names that has statements stored, or why none."""
+        """The filing the question names that has statements stored, or why none.
+
+        Of several, the one of the fiscal year asked, then an annual report unless a quarter
+        is named, then a report (10-K, 10-Q) over an earnings release, then the latest one
+        (its statements print the figures as last reported). Filings of several companies
+        are not chosen between.
+        """
         assert self.tables is not None and self.catalog is not None
         ids, _ = scoped_documents(self.catalog, question)
         if not ids:
@@ -200,12 +206,14 @@ class MetricPath:
         if not records:
             return None, "no financial statements are stored for the filing named"
         for keep in (lambda r: year is not None and r.fiscal_year == year,
-                     lambda r: not named_quarters(question) and r.form == "10-K"):
+                     lambda r: not named_quarters(question) and r.form == "10-K",
+                     lambda r: r.form in ("10-K", "10-Q")):
             if len(records) > 1 and any(keep(r) for r in records):
                 records = [r for r in records if keep(r)]
-        if len(records) > 1:
+        if len({r.company for r in records}) > 1:
             return None, f"the question names {len(records)} filings with statements"
-        return (records[0], stored[records[0].document_id]), ""
+        latest = max(records, key=lambda r: r.period or "")
+        return (latest, stored[latest.document_id]), ""
 
     def _statements(self, tables: list[StoredTable]) -> StatementFigures:
         assert self.tables is not None
