@@ -49,7 +49,8 @@ def _names_company(question: str, company: str | None, ticker: str | None) -> bo
     """Whether ``question`` names the company.
 
     By its name, its name without legal form, its first word when that is distinctive
-    (and capitalised in the question), or its ticker (as written, in capitals). Case does
+    (and capitalised in the question; a hyphenated word whole, a web name without its
+    ``.com``), or its ticker (as written, in capitals). Case does
     not matter otherwise: a cover page prints ``ACME CORPORATION``, a question "Acme's".
     """
     if ticker and re.search(rf"(?<![\w$]){re.escape(ticker)}(?!\w)", question):
@@ -60,9 +61,18 @@ def _names_company(question: str, company: str | None, ticker: str | None) -> bo
     core = core_name(company)
     if any(f" {_words(name)} " in text for name in (company, core) if _words(name)):
         return True
-    first = core.split()[0].strip(",.").casefold()
-    return len(first) >= 4 and first not in _GENERIC and any(
-        word.casefold() == first and word[0].isupper() for word in re.findall(r"\w+", question))
+    first = re.sub(r"\.(?:com|net|org|io)$", "", core.split()[0].strip(",."), flags=re.I)
+    parts = [part.casefold() for part in re.findall(r"\w+", first)]
+    if sum(len(part) for part in parts) < 4 or parts == [] or " ".join(parts) in _GENERIC:
+        return False
+    return any(word[:1].isupper() and [p.casefold() for p in re.findall(r"\w+", word)] == parts
+               for word in _name_words(question))
+
+
+def _name_words(question: str) -> list[str]:
+    """The words of a question as a name is written: hyphenated whole, without ``'s``."""
+    words = re.findall(r"[\w&'’.-]+", question)
+    return [re.sub(r"['’]s?$|\.(?:com|net|org|io)$|[.'’-]+$", "", word) for word in words]
 
 
 def named_forms(question: str) -> set[str]:

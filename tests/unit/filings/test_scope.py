@@ -93,3 +93,16 @@ def test_a_year_s_report_ending_the_next_january_is_kept_when_none_is_named_that
     assert sorted(scope("What were Tessaly's fiscal 2022 net sales?", UNNAMED)) == ["k", "q"]
     assert scope("Tessaly's second quarter of fiscal 2022 sales?", UNNAMED) == ["q"]
     assert scope("Tessaly's fiscal 2023 net sales?", UNNAMED) == ["k"]
+
+
+def test_a_company_by_the_first_word_of_a_web_or_hyphenated_name() -> None:
+    docs = [{"document_id": "z", "company": "ZEPHYRINE.COM, INC.", "form": "10-K",
+             "fiscal_year": 2022},
+            {"document_id": "m", "company": "Marlowe-Kent Holdings Inc", "form": "10-K",
+             "fiscal_year": 2022},
+            {"document_id": "k", "company": "Kent Brothers Corp", "form": "10-K",
+             "fiscal_year": 2022}]
+    assert scope("What was Zephyrine's FY2022 revenue?", docs) == ["z"]
+    assert scope("What was Marlowe-Kent's FY2022 revenue?", docs) == ["m"]
+    assert scope("Did marlowe kent grow?", docs) == []  # a first word is capitalised
+
