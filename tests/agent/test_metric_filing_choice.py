@@ -33,11 +33,13 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory,
              embedder: SentenceTransformerEmbedder) -> Path:
     root = tmp_path_factory.mktemp("choice")
     (root / "docs").mkdir()
-    for number, year, income in (
-            (1, 2023, _income(("2,150", "1,990"), ("770", "700"), ("198", "171"))),
-            (2, 2024, _income(("2,400", "2,150"), ("900", "770"), ("236", "198")))):
+    for number, year, name, income in (
+            (1, 2023, "Brackwater Mills, Inc.",
+             _income(("2,150", "1,990"), ("770", "700"), ("198", "171"))),
+            (2, 2024, "BRACKWATER MILLS INC",  # one registrant, its name printed otherwise
+             _income(("2,400", "2,150"), ("900", "770"), ("236", "198")))):
         make_filing(root / "docs" / f"{number}.pdf",
-                    cover_lines("Brackwater Mills, Inc.", "10-K", f"December 31, {year}", "BWM"),
+                    cover_lines(name, "10-K", f"December 31, {year}", "BWM"),
                     [("BRACKWATER MILLS, INC. CONSOLIDATED STATEMENTS OF OPERATIONS", income,
                       (str(year), str(year - 1)))])
     with Application(Settings(data_dir=root / "lib"), embedder=embedder) as library:

@@ -34,6 +34,7 @@ from archivist.agent.text import PERIOD_YEAR
 from archivist.agent.tools import scoped_documents
 from archivist.filings.asked import AskedMetric, asked_metric, standard_metric
 from archivist.filings.comparison import better_direction
+from archivist.filings.cover import core_name
 from archivist.filings.metrics import (
     METRICS,
     MetricResult,
@@ -192,7 +193,7 @@ class MetricPath:
         Of several, the one of the fiscal year asked, then an annual report unless a quarter
         is named, then a report (10-K, 10-Q) over an earnings release, then the latest one
         (its statements print the figures as last reported). Filings of several companies
-        are not chosen between.
+        (names compared without legal form or case) are not chosen between.
         """
         assert self.tables is not None and self.catalog is not None
         ids, _ = scoped_documents(self.catalog, question)
@@ -210,7 +211,7 @@ class MetricPath:
                      lambda r: r.form in ("10-K", "10-Q")):
             if len(records) > 1 and any(keep(r) for r in records):
                 records = [r for r in records if keep(r)]
-        if len({r.company for r in records}) > 1:
+        if len({_company_key(r.company) for r in records}) > 1:
             return None, f"the question names {len(records)} filings with statements"
         latest = max(records, key=lambda r: r.period or "")
         return (latest, stored[latest.document_id]), ""
@@ -255,6 +256,11 @@ class MetricPath:
                     page_end=figure.page, sub_question=index, text=line, grade="relevant",
                     heading_path=list(table.heading_path))
         return list(items.values()), places
+
+
+def _company_key(company: str | None) -> str:
+    """A registrant's name as compared across its filings: no legal form, case or stops."""
+    return " ".join(re.findall(r"\w+", core_name(company or "").casefold()))
 
 
 def parse_month_day_text(text: str | None) -> tuple[int, int] | None:
