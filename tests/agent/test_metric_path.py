@@ -252,3 +252,20 @@ def test_a_line_item_narrowed_to_a_part_is_not_read_as_the_statements_total(
                               "2023?")
     assert not steps(events, "metric")  # the usual path answers it, not the metric path
     assert "read from the 10-K statements" not in done(events)["answer"]
+
+
+def test_a_metric_in_each_year_listed_is_computed_and_shown_for_each(
+    library: Application,
+) -> None:
+    with closing(_service(library, ScriptedChatModel(), "small")) as service:
+        events = run(service, "What were Tallowmere Outfitters' operating margins in FY2022 "
+                              "and FY2023?")
+    answer = done(events)["answer"]
+    # 1,181 / 7,910 = 14.93%; 1,363 / 8,640 = 15.78%
+    assert answer.startswith("Operating margin of Tallowmere Outfitters, Inc.: 14.93% in "
+                             "fiscal 2022, 15.78% in fiscal 2023.")
+    assert "Operating income, fiscal 2022: 1,181 [1.pdf, p. 2]" in answer
+    details = [s["detail"] for s in steps(events, "metric")]
+    assert details[-1] == "operating margin in fiscal 2022 and 2023 = 14.93%; 15.78%"
+    assert not steps(events, "search")
+

@@ -273,6 +273,8 @@ def _line_item_across(across: Across) -> AskedMetric | None:
     to 2021?" or "Did X's net sales grow in 2021?" (from the year before). A balance
     (total assets) is never summed or averaged so: only its change is.
     """
+    if across.kind == "each":  # each year's line item: the table path lists them
+        return None
     change = across.kind == "change"
     by = (_CHANGE_BY.search(across.question) or _MOVED_ITEM.match(across.question)) \
         if change else None

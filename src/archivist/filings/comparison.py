@@ -7,10 +7,12 @@ of FY2017": that year against the one before). An average is asked as "average .
 FY2015, FY2016 and FY2017", "the three-year average ... FY2015-FY2017" or "average ...
 from 2021 to 2023" (every year of the range). A total is asked as "combined", "in total",
 "summed", "cumulative" or "added together" with two years or more named (a range: every
-year in it). A question asking for a metric each year or over several years without a
-mean, a sum or a change is no comparison (``None``). A yes/no question about a movement
-with one year named ("Did the operating margin improve in FY2017?") asks for the change
-from the year before, as "improving as of FY2017" does.
+year in it). A movement with one year named ("Did the operating margin improve in
+FY2017?", "the year-over-year change in FY2017", "improving as of FY2017") asks for the
+change from the year before; "over the last three years as of FY2017" for the change from
+FY2015. Two years or more listed with no movement, mean or sum ("in FY2016 and FY2017",
+"FY2015-FY2017") ask for each year's value, unless they make one value ("between FY2022
+and FY2023" of an average balance).
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ _MOVED = re.compile(
 _MOVING = re.compile(r"\b(?:improving|declining|increasing|decreasing|rising|falling|"
                      r"dropping|growing|trending|deteriorating|worsening|expanding|"
                      r"contracting|shrinking)\b", re.I)
+_LAST_YEARS = re.compile(r"\b(?:last|past|previous|prior)\s+(two|three|four|five|[2-5])\s+"
+                         r"(?:fiscal\s+)?years\b", re.I)
+#: Two years that make one value: "between FY2022 and FY2023" of an average balance.
+_NOT_EACH = re.compile(r"\b(?:between|average|averaged|mean)\b", re.I)
 _YES_NO = re.compile(r"^\W*(?:did|has|have|is|was|were|does|do|are)\b", re.I)
 _DIRECTIONS = (
     ("better", re.compile(r"\bimprov\w*|\bbetter\b", re.I)),
@@ -59,8 +65,8 @@ class Across:
     """A metric asked across fiscal years.
 
     ``kind`` is ``change`` (from ``years[0]`` to ``years[-1]``), ``average`` (the mean over
-    ``years``) or ``total`` (their sum); an empty ``years`` asks the change into the
-    filing's own fiscal year.
+    ``years``), ``total`` (their sum) or ``each`` (each year's value); an empty ``years``
+    asks the change into the filing's own fiscal year.
     ``asked`` is what a yes/no question asks of the movement (``better``, ``worse``, ``up``,
     ``down``) or ``""``; ``question`` the question with the average's words taken out.
     """
@@ -98,8 +104,8 @@ def across_years(question: str, years: list[int]) -> Across | None:
 
     ``years`` are the years it names, in order. An average needs two years or more (a
     range counts every year in it; "three-year average ... FY2017" the three years to
-    2017), and so does a total; a change two, or one with its movement asked ("improving
-    in FY2017", "did it improve in FY2017?").
+    2017), and so do a total and each year's value; a change two, or one (from the year
+    before).
     """
     span = _range(question)
     if _TOTAL_WORDS.search(question):
@@ -119,13 +125,17 @@ def across_years(question: str, years: list[int]) -> Across | None:
             return None
         text = _AVERAGE_WORDS.sub("", question, count=1)
         return Across("average", tuple(chosen), question=text)
-    if not _MOVED.search(question) and not _MOVING.search(question):
-        return None
     chosen = list(span) if span is not None else list(years)
-    into_year = bool(_MOVING.search(question) or _YES_NO.search(question))
-    if len(chosen) == 1 and into_year:
+    last = _LAST_YEARS.search(question)
+    if last is not None and len(chosen) == 1:  # "the last three years as of FY2017"
+        chosen = [chosen[0] - _COUNT[last.group(1).lower()] + 1, chosen[0]]
+    if not _MOVED.search(question) and not _MOVING.search(question):
+        every = list(range(chosen[0], chosen[-1] + 1)) if span or last else chosen
+        listed = len(every) >= 2 and not _NOT_EACH.search(question)
+        return Across("each", tuple(every), question=question) if listed else None
+    if len(chosen) == 1:
         chosen = [chosen[0] - 1, chosen[0]]
-    if len(chosen) == 0 and into_year:
+    if len(chosen) == 0:
         return Across("change", (), _asked_direction(question), question)
     if len(chosen) != 2:
         return None

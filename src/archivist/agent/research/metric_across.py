@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from archivist.filings.comparison import moved_words
 from archivist.filings.metrics import round_half_up
 
-__all__ = ["Summary", "average_summary", "change_summary", "total_summary"]
+__all__ = ["Summary", "average_summary", "change_summary", "each_summary", "total_summary"]
 
 _SCALES = ("thousands", "millions", "billions")
 
@@ -114,3 +114,12 @@ def total_summary(metric: str, owner: str, years: Sequence[int], values: Sequenc
     name = f"total {metric} over {_years(years)}"
     sentence = f"Total {metric}{owner} over {_years(years)}: {show(total)}."
     return Summary(f"{name} = {worked} = {show(total)}", sentence)
+
+
+def each_summary(metric: str, owner: str, years: Sequence[int], shown: Sequence[str]
+                 ) -> Summary:
+    """``metric`` in each of ``years`` (``shown``: each year's result as the answer states it)."""
+    values = ", ".join(f"{value} in fiscal {year}" for year, value in zip(years, shown,
+                                                                          strict=True))
+    name = f"{metric} in {_years(years)}"
+    return Summary(f"{name} = {'; '.join(shown)}", f"{_capital(metric)}{owner}: {values}.")

@@ -7,9 +7,10 @@ call, each figure read by one SELECT shown as a ``sql`` step. The answer states 
 formula, the formula with the figures put in, and the result rounded and in the unit the
 instructions ask (2 decimals unless asked otherwise), each figure cited to its page. A
 metric asked across fiscal years is computed so for each year, each shown, then their
-change, mean or sum (of amounts only; :mod:`archivist.agent.research.metric_across`). A
-metric that cannot be computed (across years: for any one of them) is a ``metric_fallback``
-step with the reason, and the question goes on by the usual path; nothing is guessed.
+change, mean or sum (of amounts only), or each listed
+(:mod:`archivist.agent.research.metric_across`). A metric that cannot be computed (across
+years: for any one of them) is a ``metric_fallback`` step with the reason, and the
+question goes on by the usual path; nothing is guessed.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from archivist.agent.research.metric_across import (
     Summary,
     average_summary,
     change_summary,
+    each_summary,
     total_summary,
 )
 from archivist.agent.state import Evidence
@@ -329,6 +331,8 @@ def across_summary(metric: AskedMetric, record: DocumentRecord, years: tuple[int
         return average_summary(first.metric, owner, years, values, show, first.unit, decimals)
     if metric.across.kind == "total":
         return total_summary(first.metric, owner, years, values, show)
+    if metric.across.kind == "each":
+        return each_summary(first.metric, owner, years, [shown for _, shown in results])
     key = metric.formula if metric.formula in METRICS else standard_metric(metric.name)
     return change_summary(first.metric, owner, (years[0], years[-1]), (values[0], values[-1]),
                           (results[0][1], results[-1][1]), show, first.unit, decimals,
