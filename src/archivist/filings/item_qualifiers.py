@@ -40,6 +40,8 @@ def qualifies_item(rest: str) -> bool:
         plain = word.casefold().strip(".'’")
         if any(ch.isdigit() for ch in plain) or plain in MONTHS:
             continue
+        if plain == "the" and word[0].isupper() and before in _OWNER_WORDS:
+            continue  # "for The Acme Group": a name's own article
         if plain in _PERIOD_WORDS:
             before = plain
             continue

@@ -140,6 +140,7 @@ def test_a_line_item_of_one_year_is_asked_as_itself() -> None:
             ("What was the net income attributable to common shareholders of Quillfeather "
              "Mills in FY2022?", "net income attributable to common shareholders", 2022),
             ("How much revenue did Quillfeather Mills report in fiscal 2022?", "revenue", 2022),
+            ("What was the net income for The Quillfeather Group in 2022?", "net income", 2022),
             ("How much cash did Quillfeather have at the end of 2022?", "cash", 2022),
             ("What were Quillfeather's total assets at the end of fiscal year 2022 in USD "
              "millions?", "total assets", 2022)):
