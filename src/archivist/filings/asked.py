@@ -319,8 +319,8 @@ def _line_item_asked(asked: str, years: list[int], in_percent: bool = False,
         return AskedMetric(f"change in {item}", f"{item} - prior {item}", unit="amount",
                            year=years[-1])
     lookup = _LOOKUP.match(asked) or _HOW_MUCH.match(asked)
-    if lookup is None or len(years) != 1 or _COMPARED.search(asked) or (
-            "rest" in lookup.groupdict() and qualifies_item(lookup.group("rest"))):
+    if lookup is None or len(years) != 1 or _COMPARED.search(asked) or qualifies_item(
+            lookup.groupdict().get("rest") or ""):
         return None
     item = _item_of(lookup.group("item"))
     return AskedMetric(item, item, unit="amount", year=years[0]) if item else None

@@ -18,7 +18,7 @@ from typing import Any
 
 from archivist.filings.cover import EARNINGS, core_name
 
-__all__ = ["named_forms", "named_quarters", "named_years", "scope"]
+__all__ = ["company_key", "named_forms", "named_quarters", "named_years", "scope"]
 
 _GENERIC = frozenset({
     "american", "best", "first", "general", "global", "group", "holdings", "international",
@@ -63,7 +63,7 @@ def _names_company(question: str, company: str | None, ticker: str | None) -> bo
         return True
     first = re.sub(r"\.(?:com|net|org|io)$", "", core.split()[0].strip(",."), flags=re.I)
     parts = [part.casefold() for part in re.findall(r"\w+", first)]
-    if sum(len(part) for part in parts) < 4 or parts == [] or " ".join(parts) in _GENERIC:
+    if sum(len(part) for part in parts) < 4 or " ".join(parts) in _GENERIC:
         return False
     return any(word[:1].isupper() and [p.casefold() for p in re.findall(r"\w+", word)] == parts
                for word in _name_words(question))
@@ -73,6 +73,11 @@ def _name_words(question: str) -> list[str]:
     """The words of a question as a name is written: hyphenated whole, without ``'s``."""
     words = re.findall(r"[\w&'’.-]+", question)
     return [re.sub(r"['’]s?$|\.(?:com|net|org|io)$|[.'’-]+$", "", word) for word in words]
+
+
+def company_key(company: str | None) -> str:
+    """A registrant's name as compared across its filings: no legal form, case or stops."""
+    return _words(core_name(company or ""))
 
 
 def named_forms(question: str) -> set[str]:

@@ -36,7 +36,6 @@ from archivist.agent.text import PERIOD_YEAR
 from archivist.agent.tools import scoped_documents
 from archivist.filings.asked import AskedMetric, asked_metric, standard_metric
 from archivist.filings.comparison import better_direction
-from archivist.filings.cover import core_name
 from archivist.filings.metrics import (
     METRICS,
     MetricResult,
@@ -47,7 +46,7 @@ from archivist.filings.metrics import (
     round_half_up,
 )
 from archivist.filings.periods import MONTHS, parse_date, quarter_end
-from archivist.filings.scope import named_quarters
+from archivist.filings.scope import company_key, named_quarters
 from archivist.filings.statements import STATEMENTS
 from archivist.index.retriever import DocumentSource, Retriever, TableSource
 from archivist.index.table_sql import SqlError
@@ -213,7 +212,7 @@ class MetricPath:
                      lambda r: r.form in ("10-K", "10-Q")):
             if len(records) > 1 and any(keep(r) for r in records):
                 records = [r for r in records if keep(r)]
-        if len({_company_key(r.company) for r in records}) > 1:
+        if len({company_key(r.company) for r in records}) > 1:
             return None, f"the question names {len(records)} filings with statements"
         latest = max(records, key=lambda r: r.period or "")
         return (latest, stored[latest.document_id]), ""
@@ -258,11 +257,6 @@ class MetricPath:
                     page_end=figure.page, sub_question=index, text=line, grade="relevant",
                     heading_path=list(table.heading_path))
         return list(items.values()), places
-
-
-def _company_key(company: str | None) -> str:
-    """A registrant's name as compared across its filings: no legal form, case or stops."""
-    return " ".join(re.findall(r"\w+", core_name(company or "").casefold()))
 
 
 def parse_month_day_text(text: str | None) -> tuple[int, int] | None:
