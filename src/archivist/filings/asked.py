@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from archivist.filings.asked_items import item_of, item_words, line_item, without_owner
 from archivist.filings.comparison import Across, across_years
 from archivist.filings.concepts import concept_named
 from archivist.filings.definitions import asked_definition, definitions_in, without_definitions
-from archivist.filings.item_qualifiers import qualifies_item
 from archivist.filings.metric_names import METRIC_NAMES
 from archivist.filings.metrics import METRICS
 from archivist.filings.scope import named_years
@@ -66,16 +66,8 @@ _HOW_MUCH = re.compile(r"^\s*how much\s+(?P<item>.+?)\s+(?:did|does|do)\s+(?:[\w
                        re.I)
 #: Instructions asking for a percentage ("Answer as a percentage change", "in %").
 _PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%", re.I)
-_NOT_ITEM_WORDS = re.compile(r"\b(?:unadjusted|as reported|reported|GAAP|(?:fiscal )?year[- ]end"
-                             r"(?:ing)?)\b", re.I)
 _CHANGE_BY = re.compile(r"^\s*by how much did\s+(?P<item>.+?)\s+(?:grow|increase|decrease|"
                         r"decline|change|rise|fall)\b", re.I)
-_ITEM_END = re.compile(r"\s*\(.*$|\s+(?:in|for|during|at|as of|on|from|between|over|"
-                       r"compared|versus|vs)\b.*$|[?,;:].*$", re.I)
-_OF_COMPANY = re.compile(r"\s+of\s+[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*)*$")
-_OWNER = re.compile(r"^(?:the\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+")
-_YEAR_WORDS = re.compile(r"\b(?:FY\s?'?\d{2,4}|fiscal(?: year)? (?:19|20)\d{2}|(?:19|20)\d{2})\b"
-                         r"|\s+(?:amount|figure|value)$", re.I)
 _AVERAGE_ASKED = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<owner>.*?)\baverage\s+(?:of\s+)?"
                             r"(?:the\s+)?(?P<item>.+?)\s*\??\s*$", re.I)
 _SHARE_OF = re.compile(r"^\s*what (?:percentage|percent|share|proportion|fraction) of\s+"
@@ -83,6 +75,10 @@ _SHARE_OF = re.compile(r"^\s*what (?:percentage|percent|share|proportion|fractio
                        r"\s*\??\s*$", re.I)
 _SPENT_ON = re.compile(r"\b(?:spen[dt]|used?|paid|pay|invest(?:ed)?|go|went|allocated?)\s+"
                        r"(?:on|to|for|in)\s+(?P<item>.+)$", re.I)
+_RATIO_TO = re.compile(r"^\s*what (?:is|was|were|are)\s+(?:the\s+|its\s+)?(?:(?P<pre>.+?)\s+)?"
+                       r"ratio\s+of\s+(?P<item>.+?)\s+(?:to|and)\s+(?P<base>.+?)\s*\??\s*$|"
+                       r"^\s*what (?:is|was|were|are)\s+(?P<item2>.+?)\s+to\s+(?P<base2>.+?)\s+"
+                       r"ratio\s*\??\s*$", re.I)
 _AS_SHARE = re.compile(r"^\s*what (?:is|was|were|are)\s+(?P<item>.+?)\s+as an? (?:percent(?:age)?|"
                        r"share|proportion|%) of\s+(?P<base>.+?)\s*\??\s*$", re.I)
 #: A yes/no question about a line item's movement ("Did X's net sales grow in FY2023?").
@@ -145,22 +141,10 @@ def _in_percent(formula: str, unit: str) -> str:
     return f"({formula}) * 100" if unit == "%" and not _TIMES_100.search(formula) else formula
 
 
-def _line_item(phrase: str, from_end: bool) -> str | None:
-    """The longest run of words of ``phrase`` naming a line item, at its end or its start."""
-    words = phrase.split()
-    spans = [words[i:] for i in range(len(words))] if from_end else \
-        [words[:j] for j in range(len(words), 0, -1)]
-    for span in spans:
-        text = " ".join(span).strip(" .,'’")
-        if concept_named(text) is not None:
-            return text
-    return None
-
-
 def _growth_of(question: str) -> str | None:
     """The line item whose growth ``question`` asks for, as it names it, or ``None``."""
     for match in _GROWTH_AFTER.finditer(question):
-        found = _line_item(match.group(1), from_end=True)
+        found = line_item(match.group(1), from_end=True)
         if found:
             return found
     for pattern in (_GROWTH_BEFORE, _GROWTH_VERB):
@@ -169,49 +153,10 @@ def _growth_of(question: str) -> str | None:
             phrase = _PHRASE_END.sub("", found_at.group(1))
             phrase = re.sub(r"^(?:the\s+|its\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+|"
                             r"^(?:the\s+|its\s+)", "", phrase, flags=re.I)
-            found = _line_item(phrase, from_end=pattern is _GROWTH_VERB)
+            found = line_item(phrase, from_end=pattern is _GROWTH_VERB)
             if found:
                 return found
     return None
-
-
-def _bare_item(phrase: str) -> str:
-    """A line item's words alone, as a statement's row would be named.
-
-    Without an article, the dash of a year range ("FY2021 - FY2023"), "year end", or a word
-    saying the figure is the printed one ("unadjusted", "GAAP").
-    """
-    words = " ".join(_NOT_ITEM_WORDS.sub(" ", phrase).split())
-    return re.sub(r"^(?:(?:the|its)\s+|[\s\-–—:,]+)+|[\s\-–—:,]+$", "", words, flags=re.I)
-
-
-def _item_of(phrase: str) -> str | None:
-    """The line item a phrase names ("Amcor's FY2023 net sales"), with no other words.
-
-    ``None`` when the words after it narrow it to a part ("net sales in Europe").
-    """
-    end = _ITEM_END.search(phrase)
-    if end is not None and qualifies_item(end.group(0)):
-        return None
-    item = _OF_COMPANY.sub("", _ITEM_END.sub("", phrase))
-    item = _OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item
-    item = _bare_item(_YEAR_WORDS.sub(" ", item))
-    for named in (item, re.sub(r"^net\s+", "", item, flags=re.I)):
-        if named and concept_named(named) is not None:
-            return named
-    return None
-
-
-def _item_words(phrase: str) -> str | None:
-    """A line item as a phrase names it, by a known name or as its printed label.
-
-    Without owner, years and qualifiers; ``None`` when more than eight words are left.
-    """
-    item = _item_of(phrase)
-    if item is not None:
-        return item
-    words = _bare_item(_YEAR_WORDS.sub(" ", _OWNER.sub("", _ITEM_END.sub("", phrase))))
-    return words if words and len(words.split()) <= 8 else None
 
 
 def _share_asked(asked: str, years: list[int]) -> AskedMetric | None:
@@ -231,8 +176,8 @@ def _share_asked(asked: str, years: list[int]) -> AskedMetric | None:
         spent = _SPENT_ON.search(found.group("rest"))
         item, base = spent.group("item") if spent else "", found.group("base")
         if spent is None:  # "what proportion of its revenue was gross profit": a known item
-            item = found.group("rest") if _item_of(found.group("rest")) else ""
-    item_named, base_named = _item_words(item), _item_of(base)
+            item = found.group("rest") if item_of(found.group("rest")) else ""
+    item_named, base_named = item_words(item), item_of(base)
     if item_named is None or base_named is None or len(years) > 1:
         return None
     return AskedMetric(f"{item_named} as a percentage of {base_named}",
@@ -240,10 +185,38 @@ def _share_asked(asked: str, years: list[int]) -> AskedMetric | None:
                        year=years[0] if years else None)
 
 
+def _ratio_term(phrase: str) -> str | None:
+    """A line item, or an amount metric as its formula ("EBITDA"), a ratio's term names."""
+    item = item_of(phrase)
+    if item is not None:
+        return item
+    key = standard_metric(phrase)
+    return f"({METRICS[key][1]})" if key and METRICS[key][2] == "amount" else None
+
+
+def _ratio_asked(asked: str, years: list[int]) -> AskedMetric | None:
+    """One amount divided by another in one year ("the ratio of capex to revenue").
+
+    Asked as "What is the ratio of X's FY2024 capital expenditures to its revenue?" or
+    "What is X's FY2024 capex to revenue ratio?"; both must be known line items or amount
+    metrics (EBITDA, free cash flow), else no ratio is read.
+    """
+    found = _RATIO_TO.match(asked)
+    if found is None or len(years) > 1:
+        return None
+    item = found.group("item") or found.group("item2")
+    base = found.group("base") or found.group("base2")
+    item_term, base_term = _ratio_term(item), _ratio_term(base)
+    if item_term is None or base_term is None:
+        return None
+    return AskedMetric(f"ratio of {item_term.strip('()')} to {base_term.strip('()')}",
+                       f"{item_term} / {base_term}", unit="", year=years[0] if years else None)
+
+
 def _average_asked(asked: str, years: list[int]) -> AskedMetric | None:
     """A balance's average over a fiscal year and the one before ("average total assets")."""
     found = _AVERAGE_ASKED.match(asked)
-    item = _item_of(found.group("item")) if found else None
+    item = item_of(found.group("item")) if found else None
     if item is None or not years or len(years) > 2 or years[-1] - years[0] > 1:
         return None
     return AskedMetric(f"average {item}", f"average {item}", unit="amount", year=years[-1])
@@ -281,9 +254,11 @@ def _line_item_across(across: Across) -> AskedMetric | None:
     found = by or _LOOKUP.match(across.question)
     phrase = found.group("item") if found else ""
     if change and by is None:  # "what was the change in X ...", not "what was X ... vs ..."
-        stripped = _CHANGE_IN.sub("", phrase)
-        phrase = "" if stripped == phrase else stripped
-    item = _item_of(phrase)
+        # "X's FY2022 to FY2023 change in ...": the owner and the span come first
+        start = phrase if _CHANGE_IN.match(phrase) else without_owner(phrase)
+        stripped = _CHANGE_IN.sub("", start)
+        phrase = "" if stripped == start else stripped
+    item = item_of(phrase)
     concept = concept_named(item or "") or concept_named(re.sub(r"^net\s+", "", item or ""))
     if item is None or (concept and concept.statement == "balance_sheet" and not change):
         return None
@@ -311,7 +286,7 @@ def _line_item_asked(asked: str, years: list[int], in_percent: bool = False,
     if average is not None or _RATIO_OF.search(asked) or _MULTI_YEAR.search(asked):
         return average
     if change is not None:
-        item = _item_of(change.group("item"))
+        item = item_of(change.group("item"))
         if item is None or not years or len(years) > 2 or years[-1] - years[0] > 1:
             return None
         if in_percent:
@@ -319,10 +294,11 @@ def _line_item_asked(asked: str, years: list[int], in_percent: bool = False,
         return AskedMetric(f"change in {item}", f"{item} - prior {item}", unit="amount",
                            year=years[-1])
     lookup = _LOOKUP.match(asked) or _HOW_MUCH.match(asked)
-    if lookup is None or len(years) != 1 or _COMPARED.search(asked) or qualifies_item(
-            lookup.groupdict().get("rest") or ""):
+    if lookup is None or len(years) != 1 or _COMPARED.search(asked):
         return None
-    item = _item_of(lookup.group("item"))
+    # "how much cash did X generate from operations": the words after the verb may finish
+    # the item's name; any other words narrow it, and then no item is named
+    item = item_of(lookup.group("item") + (lookup.groupdict().get("rest") or ""))
     return AskedMetric(item, item, unit="amount", year=years[0]) if item else None
 
 
@@ -344,7 +320,8 @@ def asked_metric(question: str, definitions: str = "") -> tuple[AskedMetric | No
         share = _share_asked(across.question, [])
         if share is not None:
             return _across(share, across), ""
-    share = _share_asked(asked, years) if plain and not defined and across is None else None
+    share = _share_asked(asked, years) or _ratio_asked(asked, years) \
+        if plain and not defined and across is None else None
     if share is not None:
         return share, ""
     growth = None if defined or key else _growth_of(asked)

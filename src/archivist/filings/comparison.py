@@ -32,8 +32,10 @@ _AVERAGE = re.compile(rf"\b(?:(?P<count>two|three|four|five|[2-5])[- ]year\s+)?a
 _AVERAGE_WORDS = re.compile(r"\b(?:the\s+|an?\s+)?(?:(?:two|three|four|five|[2-5])[- ]year\s+)?"
                             r"average\s+(?:of\s+)?(?:the\s+|its\s+)?", re.I)
 #: Words asking for a sum across years ("combined", "in total"); taken out of the question.
-_TOTAL_WORDS = re.compile(r"\b(?:combined|summed(?: over| up)?|in total|cumulative(?:ly)?|"
-                         r"added together|altogether|taken together)\b", re.I)
+#: "in total" only where no line item follows ("change in total assets" is no sum).
+_TOTAL_WORDS = re.compile(r"\b(?:combined|summed(?: over| up)?|in total(?!\s+(?!(?:for|over|"
+                         r"across|from|between|during|in|of|through|and)\b)[a-z])|"
+                         r"cumulative(?:ly)?|added together|altogether|taken together)\b", re.I)
 _YEAR = r"(?:FY\s?'?|fiscal(?:\s+year)?\s+)?((?:19|20)?\d{2})"
 _RANGE = re.compile(rf"\b{_YEAR}\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b)\s*{_YEAR}\b",
                     re.I)

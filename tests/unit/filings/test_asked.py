@@ -122,8 +122,22 @@ def test_cash_tax_and_return_metrics_named(question: str, formula: str) -> None:
     assert metric is not None and (metric.formula, metric.year) == (formula, 2024)
 
 
-def test_an_amount_asked_as_a_ratio_of_another_is_not_the_amount() -> None:
-    metric, reason = _asked("What is Brindlewood's FY2024 capital expenditure to revenue "
+@pytest.mark.parametrize(("question", "formula"), [
+    ("What is Brindlewood's FY2024 capital expenditure to revenue ratio?",
+     "capital expenditure / revenue"),
+    ("What was the ratio of Brindlewood's FY2024 capital expenditures to its total revenue?",
+     "capital expenditures / total revenue"),
+    ("What is the ratio of EBITDA to interest expense for Brindlewood in FY2024?",
+     "(operating income + depreciation and amortization) / interest expense"),
+])
+def test_the_ratio_of_two_amounts_is_their_quotient(question: str, formula: str) -> None:
+    metric, reason = _asked(question)
+    assert reason == "" and metric is not None
+    assert (metric.formula, metric.unit, metric.year) == (formula, "", 2024)
+
+
+def test_an_amount_asked_as_a_ratio_of_an_unknown_item_is_not_the_amount() -> None:
+    metric, reason = _asked("What is Brindlewood's FY2024 capital expenditure to headcount "
                             "ratio?")
     assert metric is None and "ratio of the metric" in reason
 
@@ -143,7 +157,11 @@ def test_a_line_item_of_one_year_is_asked_as_itself() -> None:
             ("What was the net income for The Quillfeather Group in 2022?", "net income", 2022),
             ("How much cash did Quillfeather have at the end of 2022?", "cash", 2022),
             ("What were Quillfeather's total assets at the end of fiscal year 2022 in USD "
-             "millions?", "total assets", 2022)):
+             "millions?", "total assets", 2022),
+            ("How much cash did Quillfeather generate from operating activities in 2022?",
+             "cash from operating activities", 2022),
+            ("What was Quillfeather's FY2022 cash from operations?", "cash from operations",
+             2022)):
         metric, reason = _asked(question)
         assert metric == AskedMetric(item, item, unit="amount", year=year), question
         assert reason == ""
@@ -169,7 +187,7 @@ def test_a_line_item_with_other_words_or_years_is_no_lookup() -> None:
                      "What was Quillfeather's revenue for the Americas segment in 2022?",
                      "What was the net income attributable to noncontrolling interests of "
                      "Quillfeather Mills in FY2022?",
-                     "How much cash did Quillfeather generate from operations in 2022?"):
+                     "How much cash did Quillfeather generate from its customers in 2022?"):
         assert _asked(question) == (None, ""), question
 
 
@@ -251,6 +269,8 @@ def test_margin_leverage_turnover_cycle_and_cash_metrics_named(question: str,
      "marketing expense / net sales * 100"),
     ("What is Brindlewood's FY2024 capex as a percentage of revenue?",
      "capex / revenue * 100"),
+    ("What is the FY2024 cash from operations as a percentage of net income for "
+     "Brindlewood?", "cash from operations / net income * 100"),
 ])
 def test_a_line_item_as_a_percentage_of_another(question: str, formula: str) -> None:
     metric, reason = _asked(question)
@@ -300,6 +320,8 @@ def test_a_metric_asked_across_years(question: str, formula: str, kind: str,
      "change", (2019, 2022)),
     ("What was the change in Quillfeather's total assets from 2020 to 2022?", "total assets",
      "change", (2020, 2022)),
+    ("What is Quillfeather's FY2020 to FY2022 change in total assets in USD millions?",
+     "total assets", "change", (2020, 2022)),
     ("Did Quillfeather Mills' net sales grow in fiscal 2022?", "net sales", "change",
      (2021, 2022)),
     ("Has Quillfeather's operating income declined in 2022?", "operating income", "change",

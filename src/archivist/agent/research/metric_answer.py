@@ -15,6 +15,7 @@ question goes on by the usual path; nothing is guessed.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from typing import Any
@@ -83,7 +84,10 @@ def _number(value: float, decimals: int) -> str:
 
 
 def result_text(result: MetricResult, wanted: AnswerFormat, decimals: int) -> str:
-    """The result rounded to ``decimals`` in its unit, or in the scale or percent asked."""
+    """The result rounded to ``decimals`` in its unit, or in the scale or percent asked.
+
+    A ratio under 0.1 with no rounding asked keeps three significant digits (0.0148).
+    """
     assert result.value is not None
     value, unit = result.value, result.unit
     if unit in _SCALES:
@@ -95,6 +99,8 @@ def result_text(result: MetricResult, wanted: AnswerFormat, decimals: int) -> st
         return f"{_number(value * 100, decimals)}%"
     if unit == "%":
         return f"{_number(value, decimals)}%"
+    if wanted.decimals is None and 0 < abs(value) < 0.1:  # 0.0148, not 0.01
+        decimals = max(decimals, 2 - math.floor(math.log10(abs(value))))
     return f"{_number(value, decimals)}{' days' if unit == 'days' else ''}"
 
 
