@@ -5,6 +5,7 @@ from __future__ import annotations
 from archivist.agent.research.metric_across import (
     average_summary,
     change_summary,
+    sign_answer,
     total_summary,
 )
 
@@ -77,3 +78,13 @@ def test_a_sum_over_years_shows_each_amount() -> None:
                          "410 + 455.5 + 502.25 = USD 1,367.75 million")
     assert said.sentence == ("Total net sales of Quillfeather Ltd over fiscal 2021, 2022 and "
                              "2023: USD 1,367.75 million.")
+
+
+def test_a_yes_no_question_about_a_figures_sign_is_answered_first() -> None:
+    question = "Does Quillfeather have positive working capital based on FY2024 data?"
+    assert sign_answer(question, 2_203.7) == "Yes: it is positive.\n"
+    assert sign_answer(question, -15.0) == "No: it is negative.\n"
+    assert sign_answer("Was Quillfeather's free cash flow negative in 2024?", -3.0) == (
+        "Yes: it is negative.\n")
+    assert sign_answer("What is Quillfeather's working capital in FY2024?", 2_203.7) == ""
+    assert sign_answer("Is the change positive or negative?", 1.0) == ""

@@ -41,6 +41,14 @@ def test_computations_counts_rankings_and_comparisons_take_the_table_path() -> N
     assert not asks_for_computation("Who audits Brightwave?")
 
 
+def test_a_reason_for_a_figure_is_read_not_computed() -> None:
+    for question in ("What drove the increase in Brightwave's operating income in 2024?",
+                     "Why did Brightwave's gross margin decline in 2024?",
+                     "What were the main reasons for the growth in Brightwave's revenue?",
+                     "Which factors caused the change in Brightwave's net income?"):
+        assert not asks_for_computation(question), question
+
+
 def test_a_sheets_passage_sends_any_question_to_the_tables_a_pdf_page_does_not() -> None:
     # a spreadsheet's passage shows its first rows only; a PDF page's text holds its table
     tables = [_table("segments", "Segment results", ["Streaming", "DVD"], pages=(22, 22))]

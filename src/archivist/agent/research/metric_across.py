@@ -12,15 +12,20 @@ movement is answered yes or no first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from archivist.filings.comparison import moved_words
 from archivist.filings.metrics import round_half_up
 
-__all__ = ["Summary", "average_summary", "change_summary", "each_summary", "total_summary"]
+__all__ = ["Summary", "average_summary", "change_summary", "each_summary", "sign_answer",
+           "total_summary"]
 
 _SCALES = ("thousands", "millions", "billions")
+#: A yes/no question about a figure's sign ("Does X have positive working capital?").
+_SIGN_ASKED = re.compile(r"^\W*(?:does|did|do|has|have|had|is|was|were|are)\b.*?\b"
+                         r"(?P<sign>positive|negative)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,21 @@ def _answer_word(asked: str, change: float, judged: str) -> str:
             "better": judged == "improved" if judged else None,
             "worse": judged == "worsened" if judged else None}.get(asked)
     return "" if said is None else ("Yes. " if said else "No. ")
+
+
+def sign_answer(question: str, value: float) -> str:
+    """``Yes: it is positive.`` for a yes/no question about the sign of ``value``, else ``""``.
+
+    Only when the question names one sign, positive or negative; the figure itself is
+    shown after it.
+    """
+    found = _SIGN_ASKED.search(question)
+    if found is None or re.search(r"\bpositive\b.*\bnegative\b|\bnegative\b.*\bpositive\b",
+                                  question, re.I):
+        return ""
+    sign = "positive" if value > 0 else "negative" if value < 0 else "zero"
+    holds = sign == found.group("sign").casefold()
+    return f"{'Yes' if holds else 'No'}: it is {sign}.\n"
 
 
 def change_summary(metric: str, owner: str, years: tuple[int, int], values: tuple[float, float],

@@ -34,13 +34,21 @@ _COMPUTE = re.compile(
     r"more|less|average|mean|median|ratio|percent\w*|share|margin|count|number of)\b",
     re.IGNORECASE,
 )
+#: A reason or an account asked for ("What drove the increase ...", "Why did ... fall"):
+#: the answer is in the text that explains the figures, not in a query over them.
+_REASON = re.compile(r"^\W*(?:why|explain|describe|discuss|summari[sz]e)\b|\b(?:drove|drivers?|"
+                     r"driven|caused?|causes|reasons?|explains?|explanation|attributed|"
+                     r"factors?)\b", re.IGNORECASE)
 _COUNT = re.compile(r"\b(?:how (?:many|much)|number of)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9']*|[^\sA-Za-z-]")  # a hyphen joins words
 
 
 def asks_for_computation(question: str) -> bool:
-    """Whether the question asks for a sum, difference, count, ranking or comparison."""
-    return bool(_COMPUTE.search(question))
+    """Whether the question asks for a sum, difference, count, ranking or comparison.
+
+    Not when it asks why a figure moved or what drove it: a reason is read, not computed.
+    """
+    return bool(_COMPUTE.search(question)) and not _REASON.search(question)
 
 
 def counted_things(question: str) -> set[str]:
