@@ -88,9 +88,8 @@ def item_of(phrase: str) -> str | None:
     end = ITEM_END.search(phrase)
     if end is not None and qualifies_item(end.group(0)):
         return None
-    item = _OF_COMPANY.sub("", ITEM_END.sub("", phrase))
-    item = OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item
-    item = bare_item(YEAR_WORDS.sub(" ", item))
+    item = " ".join(YEAR_WORDS.sub(" ", _OF_COMPANY.sub("", ITEM_END.sub("", phrase))).split())
+    item = bare_item(OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item)
     for named in (item, re.sub(r"^net\s+", "", item, flags=re.I)):
         if named and concept_named(named) is not None:
             return named

@@ -24,6 +24,7 @@ from archivist.filings.definitions import (
     definitions_in,
     without_definitions,
 )
+from archivist.filings.item_qualifiers import STATEMENT_NAMED
 from archivist.types import ArchivistError
 
 __all__ = ["Formula", "FormulaError", "Term", "definition_in", "parse_formula"]
@@ -49,11 +50,6 @@ _WORD_OPERATIONS = ((re.compile(r"\s+divided\s+by\s+", re.I), " / "),
                     (re.compile(r"\s+(?:multiplied\s+by|times)\s+", re.I), " * "),
                     (re.compile(r"\s+minus\s+|(?<!,)\s+less\s+(?!than\b)", re.I), " - "),
                     (re.compile(r"\s+plus\s+", re.I), " + "))
-_STATEMENT_NAMED = re.compile(
-    r"(?:\s+|(?<=\())(?:(?:as\s+)?(?:shown|reported|stated|presented)\s+)?(?:from|in|on|per)\s+the\s+"
-    r"(?:consolidated\s+)?(?:income\s+statement|balance\s+sheet|cash\s+flows?\s+statement|"
-    r"statements?\s+of\s+(?:cash\s+flows?|income|operations|earnings|financial\s+position)|"
-    r"P\s*&\s*L(?:\s+statement)?)", re.I)
 _EMPTY_PARENS = re.compile(r"\(\s*\)")
 _DEBT = re.compile(r"(?:the\s+)?(?:total\s+)?(?:debt|borrowings)(?:\s+outstanding)?", re.I)
 _OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
@@ -138,7 +134,7 @@ def parse_formula(text: str) -> Formula:
     Raises :class:`FormulaError` naming the part that is no number, operation or known
     line item.
     """
-    source = _STATEMENT_NAMED.sub("", text.replace("’", "'"))
+    source = STATEMENT_NAMED.sub("", text.replace("’", "'"))
     for pattern, operation in _WORD_OPERATIONS:
         source = pattern.sub(operation, source)
     source = _TIMES.sub(" * ", source.replace("÷", "/").replace("−", "-").replace("–", "-"))

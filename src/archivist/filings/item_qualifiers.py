@@ -4,8 +4,9 @@
 subscriptions", "revenue in the Americas" or "revenue of the cloud segment" ask for a part
 of it, which the statement's line does not hold. Pure text: the words after the item may
 only name a period (years, dates, "fiscal year", "the end of"), a unit ("in USD millions"), a
-comparison between periods ("from FY2022 to FY2023") or the company ("for Acme Corp.",
-"of Acme"); any other word qualifies the item. What follows a comma, colon or question
+comparison between periods ("from FY2022 to FY2023"), the company ("for Acme Corp.",
+"of Acme") or the statement it is read from ("from the cash flow statement"); any other
+word qualifies the item. What follows a comma, colon or question
 mark is another clause and is not read.
 """
 
@@ -15,7 +16,14 @@ import re
 
 from archivist.filings.periods import MONTHS
 
-__all__ = ["qualifies_item"]
+__all__ = ["STATEMENT_NAMED", "qualifies_item"]
+
+#: A statement named as where a figure is read ("from the cash flow statement").
+STATEMENT_NAMED = re.compile(
+    r"(?:\s+|(?<=\())(?:(?:as\s+)?(?:shown|reported|stated|presented)\s+)?(?:from|in|on|per)\s+the\s+"
+    r"(?:consolidated\s+)?(?:income\s+statement|balance\s+sheet|cash\s+flows?\s+statement|"
+    r"statements?\s+of\s+(?:cash\s+flows?|income|operations|earnings|financial\s+position)|"
+    r"P\s*&\s*L(?:\s+statement)?)", re.I)
 
 _PERIOD_WORDS = frozenset({
     "in", "for", "during", "at", "as", "of", "on", "over", "the", "end", "fiscal", "year",
@@ -34,7 +42,7 @@ _WORD = re.compile(r"[\w&'’.$%-]+")
 
 def qualifies_item(rest: str) -> bool:
     """Whether ``rest``, the words after a line item, narrow the item to a part of it."""
-    clause = re.split(r"[?,;:]", re.sub(r"\([^)]*\)?", " ", rest))[0]
+    clause = re.split(r"[?,;:]", re.sub(r"\([^)]*\)?", " ", STATEMENT_NAMED.sub(" ", rest)))[0]
     before = ""
     for word in _WORD.findall(clause):
         plain = word.casefold().strip(".'’")

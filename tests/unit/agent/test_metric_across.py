@@ -88,3 +88,17 @@ def test_a_yes_no_question_about_a_figures_sign_is_answered_first() -> None:
         "Yes: it is negative.\n")
     assert sign_answer("What is Quillfeather's working capital in FY2024?", 2_203.7) == ""
     assert sign_answer("Is the change positive or negative?", 1.0) == ""
+
+
+def test_a_yes_no_question_about_a_bound_is_answered_first() -> None:
+    assert sign_answer("Is Quillfeather's current ratio above 1 in FY2024?", 1.4) == (
+        "Yes: it is 1.4.\n")
+    assert sign_answer("Was Quillfeather's gross margin at least 40% in 2024?", 38.25) == (
+        "No: it is 38.25.\n")
+    assert sign_answer("Is Quillfeather's debt-to-equity ratio at most 2?", 2.0) == (
+        "Yes: it is 2.\n")
+    assert sign_answer("Is the quick ratio below 1?", 0.8) == "Yes: it is 0.8.\n"
+    # an amount's bound may be written in another scale ("above $10 billion"): not judged
+    assert sign_answer("Was revenue above 10 billion?", 11_692_713, amount=True) == ""
+    assert sign_answer("Is Quillfeather's DPO above 30 days?", 35.0) == "Yes: it is 35.\n"
+    assert sign_answer("Has Quillfeather paid a dividend for more than 3 years?", 1.2) == ""

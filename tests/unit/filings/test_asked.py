@@ -161,6 +161,10 @@ def test_a_line_item_of_one_year_is_asked_as_itself() -> None:
             ("How much cash did Quillfeather generate from operating activities in 2022?",
              "cash from operating activities", 2022),
             ("What was Quillfeather's FY2022 cash from operations?", "cash from operations",
+             2022),
+            ("What is Quillfeather's FY2022 depreciation and amortization from the cash flow "
+             "statement?", "depreciation and amortization", 2022),
+            ("What is the year-end FY2022 value of Quillfeather's net PP&E?", "net PP&E",
              2022)):
         metric, reason = _asked(question)
         assert metric == AskedMetric(item, item, unit="amount", year=year), question

@@ -24,8 +24,12 @@ __all__ = ["Summary", "average_summary", "change_summary", "each_summary", "sign
 
 _SCALES = ("thousands", "millions", "billions")
 #: A yes/no question about a figure's sign ("Does X have positive working capital?").
+_YES_NO = re.compile(r"^\W*(?:does|did|do|has|have|had|is|was|were|are)\b", re.I)
 _SIGN_ASKED = re.compile(r"^\W*(?:does|did|do|has|have|had|is|was|were|are)\b.*?\b"
                          r"(?P<sign>positive|negative)\b", re.I)
+_BOUND_ASKED = re.compile(r"\b(?P<side>above|over|below|under|at (?:least|most)|(?:greater|more|"
+                          r"higher|less|lower) than|exceed(?:s|ed|ing)?)\s+(?P<limit>-?\d[\d,]*"
+                          r"(?:\.\d+)?)(?![\d,.]|\s*(?:years?|months?|quarters?)\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -64,12 +68,24 @@ def _answer_word(asked: str, change: float, judged: str) -> str:
     return "" if said is None else ("Yes. " if said else "No. ")
 
 
-def sign_answer(question: str, value: float) -> str:
-    """``Yes: it is positive.`` for a yes/no question about the sign of ``value``, else ``""``.
+def sign_answer(question: str, value: float, amount: bool = False) -> str:
+    """``Yes: it is positive.`` for a yes/no question about ``value``'s sign or bound, else ``""``.
 
-    Only when the question names one sign, positive or negative; the figure itself is
-    shown after it.
+    A sign is asked as "Does X have positive working capital?" (one sign named); a bound as
+    "Is X's current ratio above 1?" ("above", "over", "greater", "more", "higher" than,
+    "at least", "below", "under", "less", "lower" than), not for an ``amount``, whose
+    scale the question may write otherwise. The figure itself is shown after it.
     """
+    bound = None if amount else _BOUND_ASKED.search(question)
+    if bound is not None and _YES_NO.search(question):
+        limit = float(bound.group("limit").replace(",", ""))
+        side = bound.group("side").casefold()
+        over = not re.match(r"below|under|less|lower|at most", side)
+        if side.startswith("at "):  # at least, at most: the bound itself holds
+            holds = value >= limit if over else value <= limit
+        else:
+            holds = value > limit if over else value < limit
+        return f"{'Yes' if holds else 'No'}: it is {_number(value)}.\n"
     found = _SIGN_ASKED.search(question)
     if found is None or re.search(r"\bpositive\b.*\bnegative\b|\bnegative\b.*\bpositive\b",
                                   question, re.I):
@@ -77,6 +93,10 @@ def sign_answer(question: str, value: float) -> str:
     sign = "positive" if value > 0 else "negative" if value < 0 else "zero"
     holds = sign == found.group("sign").casefold()
     return f"{'Yes' if holds else 'No'}: it is {sign}.\n"
+
+
+def _number(value: float) -> str:
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def change_summary(metric: str, owner: str, years: tuple[int, int], values: tuple[float, float],

@@ -152,7 +152,7 @@ class MetricPath:
                   sub_question=index, document=record.name)
         items, places = self._evidence([result], statements, record, index)
         text = answer_text(result, shown, record, period, statements.unit(), places[0])
-        text = sign_answer(question, result.value or 0.0) + text
+        text = sign_answer(question, result.value or 0.0, result.unit in _SCALES) + text
         return {"messages": [AIMessage(text)], "evidence": items, "metric_answered": True}
 
     def _computed(self, metric: AskedMetric, statements: StatementFigures, period: Period,
