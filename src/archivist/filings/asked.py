@@ -75,7 +75,7 @@ _SHARE_OF = re.compile(r"^\s*what (?:percentage|percent|share|proportion|fractio
                        r"\s*\??\s*$", re.I)
 _SPENT_ON = re.compile(r"\b(?:spen[dt]|used?|paid|pay|invest(?:ed)?|go|went|allocated?)\s+"
                        r"(?:on|to|for|in)\s+(?P<item>.+)$", re.I)
-_RATIO_TO = re.compile(r"^\s*what (?:is|was|were|are)\s+(?:the\s+|its\s+)?(?:(?P<pre>.+?)\s+)?"
+_RATIO_TO = re.compile(r"^\s*what (?:is|was|were|are)\s+(?:the\s+|its\s+)?(?:.+?\s+)?"
                        r"ratio\s+of\s+(?P<item>.+?)\s+(?:to|and)\s+(?P<base>.+?)\s*\??\s*$|"
                        r"^\s*what (?:is|was|were|are)\s+(?P<item2>.+?)\s+to\s+(?P<base2>.+?)\s+"
                        r"ratio\s*\??\s*$", re.I)

@@ -34,7 +34,7 @@ _AVERAGE_WORDS = re.compile(r"\b(?:the\s+|an?\s+)?(?:(?:two|three|four|five|[2-5
 #: Words asking for a sum across years ("combined", "in total"); taken out of the question.
 #: "in total" only where no line item follows ("change in total assets" is no sum).
 _TOTAL_WORDS = re.compile(r"\b(?:combined|summed(?: over| up)?|in total(?!\s+(?!(?:for|over|"
-                         r"across|from|between|during|in|of|through|and)\b)[a-z])|"
+                         r"across|from|between|during|in|of|through|and)\b)(?-i:[a-z]))|"
                          r"cumulative(?:ly)?|added together|altogether|taken together)\b", re.I)
 _YEAR = r"(?:FY\s?'?|fiscal(?:\s+year)?\s+)?((?:19|20)?\d{2})"
 _RANGE = re.compile(rf"\b{_YEAR}\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b)\s*{_YEAR}\b",

@@ -20,6 +20,8 @@ def _across(question: str) -> Across | None:
     ("Is the gross margin improving in FY24?", "change", (2023, 2024)),
     ("Is the gross margin improving?", "change", ()),
     ("Did the operating margin improve in FY2023?", "change", (2022, 2023)),
+    ("What is the FY2021 to FY2023 change in total assets?", "change", (2021, 2023)),
+    ("What was the net income in total FY2021-FY2023?", "total", (2021, 2022, 2023)),
     ("Was the current ratio lower in fiscal 2023?", "change", (2022, 2023)),
     ("Did the net margin decline?", "change", ()),
     ("What was the year-over-year change in the net margin in FY2023?", "change",
