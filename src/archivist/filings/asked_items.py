@@ -18,11 +18,11 @@ __all__ = ["bare_item", "item_of", "item_words", "line_item", "without_owner"]
 
 _NOT_ITEM_WORDS = re.compile(r"\b(?:unadjusted|as reported|reported|GAAP|(?:fiscal )?year[- ]end"
                              r"(?:ing)?)\b", re.I)
-ITEM_END = re.compile(r"\s*\(.*$|\s+(?:in|for|during|at|as of|on|from|between|over|"
+_ITEM_END = re.compile(r"\s*\(.*$|\s+(?:in|for|during|at|as of|on|from|between|over|"
                       r"compared|versus|vs)\b.*$|[?,;:].*$", re.I)
 _OF_COMPANY = re.compile(r"\s+of\s+[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*)*$")
-OWNER = re.compile(r"^(?:the\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+")
-YEAR_WORDS = re.compile(r"\b(?:FY\s?'?\d{2,4}|fiscal(?: year)? (?:19|20)\d{2}|(?:19|20)\d{2})\b"
+_OWNER = re.compile(r"^(?:the\s+)?(?:[\w&.-]+\s+){0,3}?[\w&.-]+['’]s?\s+")
+_YEAR_WORDS = re.compile(r"\b(?:FY\s?'?\d{2,4}|fiscal(?: year)? (?:19|20)\d{2}|(?:19|20)\d{2})\b"
                         r"|\s+(?:amount|figure|value)$", re.I)
 #: A span of years written before the item ("FY2016 to FY2017 change in ...").
 _SPAN_BEFORE = re.compile(r"^(?:from\s+|between\s+)?(?:FY\s?'?\d{2,4}|(?:19|20)\d{2})\s*(?:-|–|—|"
@@ -52,8 +52,8 @@ def bare_item(phrase: str) -> str:
 
 
 def without_owner(phrase: str) -> str:
-    """``phrase`` without its owner ("Acme's"), the years and a span of years before the item."""
-    text = OWNER.sub("", phrase) if re.search(r"['’]s?\s", phrase) else phrase
+    """``phrase`` without its owner ("Acme's") and a span of years before the item."""
+    text = _OWNER.sub("", phrase) if re.search(r"['’]s?\s", phrase) else phrase
     return _SPAN_BEFORE.sub("", text.strip())
 
 
@@ -64,13 +64,13 @@ def _whole_name(phrase: str) -> str | None:
     what follows it only names a period, a unit or the company, and the name holds such a
     word.
     """
-    words = re.split(r"[?,;:(]", bare_item(YEAR_WORDS.sub(" ", without_owner(phrase))))[0].split()
+    words = re.split(r"[?,;:(]", bare_item(_YEAR_WORDS.sub(" ", without_owner(phrase))))[0].split()
     for end in range(len(words), 1, -1):
         name = " ".join(words[:end]).strip(" .,'’")
         concept = concept_named(name)
         plain = re.sub(r"^(?:the|total)\s+", "", name.casefold())
         if concept is not None and plain in {*concept.aliases, concept.name.replace("_", " ")}:
-            inner = ITEM_END.search(name)
+            inner = _ITEM_END.search(name)
             if inner is None or qualifies_item(" ".join(words[end:])):
                 return None
             return name
@@ -85,11 +85,11 @@ def item_of(phrase: str) -> str | None:
     whole = _whole_name(phrase)
     if whole is not None:
         return whole
-    end = ITEM_END.search(phrase)
+    end = _ITEM_END.search(phrase)
     if end is not None and qualifies_item(end.group(0)):
         return None
-    item = " ".join(YEAR_WORDS.sub(" ", _OF_COMPANY.sub("", ITEM_END.sub("", phrase))).split())
-    item = bare_item(OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item)
+    item = " ".join(_YEAR_WORDS.sub(" ", _OF_COMPANY.sub("", _ITEM_END.sub("", phrase))).split())
+    item = bare_item(_OWNER.sub("", item) if re.search(r"['’]s?\s", item) else item)
     for named in (item, re.sub(r"^net\s+", "", item, flags=re.I)):
         if named and concept_named(named) is not None:
             return named
@@ -104,5 +104,5 @@ def item_words(phrase: str) -> str | None:
     item = item_of(phrase)
     if item is not None:
         return item
-    words = bare_item(YEAR_WORDS.sub(" ", OWNER.sub("", ITEM_END.sub("", phrase))))
+    words = bare_item(_YEAR_WORDS.sub(" ", _OWNER.sub("", _ITEM_END.sub("", phrase))))
     return words if words and len(words.split()) <= 8 else None

@@ -25,8 +25,7 @@ __all__ = ["Summary", "average_summary", "change_summary", "each_summary", "sign
 _SCALES = ("thousands", "millions", "billions")
 #: A yes/no question about a figure's sign ("Does X have positive working capital?").
 _YES_NO = re.compile(r"^\W*(?:does|did|do|has|have|had|is|was|were|are)\b", re.I)
-_SIGN_ASKED = re.compile(r"^\W*(?:does|did|do|has|have|had|is|was|were|are)\b.*?\b"
-                         r"(?P<sign>positive|negative)\b", re.I)
+_SIGN = re.compile(r"\b(positive|negative)\b", re.I)
 _BOUND_ASKED = re.compile(r"\b(?P<side>above|over|below|under|at (?:least|most)|(?:greater|more|"
                           r"higher|less|lower) than|exceed(?:s|ed|ing)?)\s+(?P<limit>-?\d[\d,]*"
                           r"(?:\.\d+)?)(?![\d,.]|\s*(?:years?|months?|quarters?)\b)", re.I)
@@ -76,8 +75,10 @@ def sign_answer(question: str, value: float, amount: bool = False) -> str:
     "at least", "below", "under", "less", "lower" than), not for an ``amount``, whose
     scale the question may write otherwise. The figure itself is shown after it.
     """
+    if not _YES_NO.search(question):
+        return ""
     bound = None if amount else _BOUND_ASKED.search(question)
-    if bound is not None and _YES_NO.search(question):
+    if bound is not None:
         limit = float(bound.group("limit").replace(",", ""))
         side = bound.group("side").casefold()
         over = not re.match(r"below|under|less|lower|at most", side)
@@ -86,13 +87,11 @@ def sign_answer(question: str, value: float, amount: bool = False) -> str:
         else:
             holds = value > limit if over else value < limit
         return f"{'Yes' if holds else 'No'}: it is {_number(value)}.\n"
-    found = _SIGN_ASKED.search(question)
-    if found is None or re.search(r"\bpositive\b.*\bnegative\b|\bnegative\b.*\bpositive\b",
-                                  question, re.I):
+    asked = {word.casefold() for word in _SIGN.findall(question)}
+    if len(asked) != 1:  # no sign named, or both ("positive or negative")
         return ""
     sign = "positive" if value > 0 else "negative" if value < 0 else "zero"
-    holds = sign == found.group("sign").casefold()
-    return f"{'Yes' if holds else 'No'}: it is {sign}.\n"
+    return f"{'Yes' if sign in asked else 'No'}: it is {sign}.\n"
 
 
 def _number(value: float) -> str:
