@@ -63,6 +63,7 @@ class StepKind(StrEnum):
     METRIC_FALLBACK = "metric_fallback"  # ... or why it was not, before the usual path
     EVIDENCE = "evidence"  # the units the writer sees
     WITHIN_DOCUMENT = "within_document"  # a search kept to the document the question names
+    STATEMENTS = "statements"  # a filing's statements shown for the line items asked
     DOCUMENT = "document"  # a whole-document question: which document, which sections
     READING = "reading"  # "reading section 12 of 48" (a section summarised by the model)
     SUMMARIES = "summaries"  # sections summarised before (cached) or by their opening

@@ -14,6 +14,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
+from archivist.agent.evidence.statement_hits import statement_hits
 from archivist.agent.prompts import UNTRUSTED_NOTE
 from archivist.agent.question.document import named_document
 from archivist.agent.quoting import quote_attr, quote_data
@@ -22,7 +23,7 @@ from archivist.agent.steps import StepKind, emit_step
 from archivist.agent.tables import label_year_columns
 from archivist.filings.document import document_about
 from archivist.filings.scope import scope
-from archivist.index.retriever import DocumentSource, Retriever
+from archivist.index.retriever import DocumentSource, Retriever, TableSource
 from archivist.settings import Settings
 from archivist.settings.index import SearchMode
 from archivist.types import Parent, SearchHit, document_title
@@ -205,7 +206,32 @@ def within_named_document(retriever: Retriever, source: DocumentSource | None, q
     hits = retriever.search(query, k=k, mode=mode, document_ids=ids)[:k]
     if hits:
         emit_step(StepKind.WITHIN_DOCUMENT, f"searched within {name}", document=name)
+        hits = _with_statements(source, ids, query, hits)
     return hits
+
+
+def _with_statements(source: DocumentSource | None, ids: list[str], query: str,
+                     hits: list[SearchHit]) -> list[SearchHit]:
+    """The hits with the statements the query asks for second (``statement_hits``).
+
+    The search's best hit stays first; a hit of a section a statement hit shows is dropped.
+    """
+    if not isinstance(source, TableSource) or source is None:
+        return hits
+    documents = [d for d in source.documents() if d.document_id in ids]
+    shown = statement_hits(query, documents, source.tables(set(ids)), source.parents_of,
+                           hits[0].score)
+    if not shown:
+        return hits
+    emit_step(StepKind.STATEMENTS, f"shown the {', '.join(_statement_names(shown))}",
+              statements=len(shown))
+    parents = {hit.parent_id for hit in shown}
+    rest = [hit for hit in hits if hit.parent_id not in parents]
+    return [*rest[:1], *shown, *rest[1:]][: len(hits)]
+
+
+def _statement_names(hits: list[SearchHit]) -> list[str]:
+    return list(dict.fromkeys(h.child_id.rsplit("#", 1)[-1].replace("_", " ") for h in hits))
 
 
 def at_most_per_section(hits: list[SearchHit], k: int, per_section: int = 1
