@@ -217,6 +217,8 @@ class SearchHit:
     sections: list[list[str]] | None = None
     """The sections the child's text holds (see ``Child.sections``)."""
     document_about: str = ""  # what the document is (``filings.document.document_about``)
+    statement: str = ""
+    """A filing's statement shown for the line items a question asks (``statement_hits``)."""
 
     @property
     def location_path(self) -> list[str]:

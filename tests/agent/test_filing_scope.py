@@ -7,11 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import BaseMessage
 
+from archivist.agent.state import QuestionAnalysis
+from archivist.agent.tools import search_candidates
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
-from archivist.testing import ScriptedChatModel
+from archivist.testing import CallInfo, ScriptedChatModel
 
 from .helpers import done, run, steps
 
@@ -43,3 +46,38 @@ def test_a_question_naming_a_company_searches_its_filing(make_service,
     (sources,) = [e.data for e in events if e.type == "sources"]
     assert {s["document_name"] for s in sources["sources"]} <= {"2.pdf"}
     assert done(events)["status"] == "answered"
+
+
+def test_a_sub_question_keeps_to_the_filing_its_question_names(make_service,
+                                                               filings: Application) -> None:
+    """A split that drops the company's name still searches that company's filing only."""
+    subs = ["What were the net revenues for the quarter?",
+            "What was the operating income for the quarter?"]
+
+    def split(_m: list[BaseMessage], info: CallInfo) -> QuestionAnalysis | None:
+        return QuestionAnalysis(sub_questions=subs) if info.schema else None
+
+    events = run(make_service(ScriptedChatModel(rules=[split]), library=filings,
+                              table_queries=False),
+                 "What were Harborline Foods' net revenues and operating income for the quarter?")
+    assert steps(events, "sub_questions")[0]["items"] == subs
+    within = steps(events, "within_document")
+    assert within and {step["document"] for step in within} == {"2.pdf"}
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert {s["document_name"] for s in sources["sources"]} == {"2.pdf"}
+
+
+def test_a_search_keeps_to_its_questions_filings_unless_it_names_one_of_them(
+        filings: Application) -> None:
+    retriever = filings.searcher.retriever()
+    names = {d.document_id: d.name for d in retriever.documents()}
+
+    def searched(query: str, scope: str = "") -> set[str]:
+        return {names[h.document_id] for h in search_candidates(retriever, retriever, query, 6,
+                                                                scope=scope)}
+
+    assert searched("What were net revenues?") == {"1.pdf", "2.pdf"}
+    assert searched("What were net revenues?", "What did Harborline Foods earn?") == {"2.pdf"}
+    both = "Compare Quillfeather Instruments and Harborline Foods on revenue."
+    assert searched("What were net revenues?", both) == {"1.pdf", "2.pdf"}
+    assert searched("What were Quillfeather's net revenues?", both) == {"1.pdf"}

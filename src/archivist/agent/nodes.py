@@ -207,7 +207,8 @@ class ConversationNodes:
         return [
             Send("research", ResearchInput(sub_question=q, index=i, route=route,
                                            depth=state.depth or Depth.SINGLE.value,
-                                           instructions=list(parsed.instructions)))
+                                           instructions=list(parsed.instructions),
+                                           question=parsed.question))
             for i, q in enumerate(subs)
         ]
 

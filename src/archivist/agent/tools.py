@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
 from archivist.agent.evidence.statement_hits import statement_hits
 from archivist.agent.prompts import UNTRUSTED_NOTE
@@ -93,7 +93,7 @@ def evidence_key(item: Evidence) -> str:
 
 def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
     """Evidence record for a search hit."""
-    return Evidence(
+    item = Evidence(
         kind="hit",
         parent_id=hit.parent_id,
         document_id=hit.document_id,
@@ -108,6 +108,9 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
         score=hit.score,
         document_about=hit.document_about,
     )
+    if hit.statement:
+        item["statement"] = hit.statement
+    return item
 
 
 def parent_evidence(
@@ -194,13 +197,20 @@ def scoped_documents(source: DocumentSource | None, query: str) -> tuple[list[st
 
 
 def within_named_document(retriever: Retriever, source: DocumentSource | None, query: str,
-                          k: int, mode: SearchMode | None = None) -> list[SearchHit]:
+                          k: int, mode: SearchMode | None = None, scope: str = ""
+                          ) -> list[SearchHit]:
     """The hits of a search kept to the documents the query names (:func:`scoped_documents`).
 
-    ``[]`` when the query names none, or nothing in them matches: the caller then searches
-    the whole collection.
+    A query that serves a question (``scope``: "What is its current ratio?" split from a
+    question naming one company's 10-K) keeps to the documents that question names, unless
+    it names some of those itself. ``[]`` when neither names any, or nothing in them
+    matches: the caller then searches the whole collection.
     """
     ids, name = scoped_documents(source, query)
+    if scope and scope != query:
+        outer, outer_name = scoped_documents(source, scope)
+        if outer and not (ids and set(ids) <= set(outer)):
+            ids, name = outer, outer_name
     if not ids:
         return []
     hits = retriever.search(query, k=k, mode=mode, document_ids=ids)[:k]
@@ -231,7 +241,7 @@ def _with_statements(source: DocumentSource | None, ids: list[str], query: str,
 
 
 def _statement_names(hits: list[SearchHit]) -> list[str]:
-    return list(dict.fromkeys(h.child_id.rsplit("#", 1)[-1].replace("_", " ") for h in hits))
+    return list(dict.fromkeys(hit.statement.replace("_", " ") for hit in hits))
 
 
 def at_most_per_section(hits: list[SearchHit], k: int, per_section: int = 1
@@ -257,9 +267,13 @@ def at_most_per_section(hits: list[SearchHit], k: int, per_section: int = 1
 
 
 def search_candidates(retriever: Retriever, source: DocumentSource | None, query: str, k: int,
-                      mode: SearchMode | None = None) -> list[SearchHit]:
-    """A search's first ``k`` hits within the documents the query names, else the collection's."""
-    return (within_named_document(retriever, source, query, k, mode)
+                      mode: SearchMode | None = None, scope: str = "") -> list[SearchHit]:
+    """A search's first ``k`` hits within the documents the query names, else the collection's.
+
+    ``scope`` is the question the query serves (a sub-question's whole question): the
+    documents it names bound the search too (see :func:`within_named_document`).
+    """
+    return (within_named_document(retriever, source, query, k, mode, scope)
             or retriever.search(query, k=k, mode=mode)[:k])
 
 
@@ -286,13 +300,14 @@ def make_tools(retriever: Retriever, max_hits: int, mode: SearchMode | None = No
     """
     source = retriever if isinstance(retriever, DocumentSource) else None
 
-    def search_documents(query: str) -> tuple[str, list[Evidence]]:
+    def search_documents(query: str, scope: Annotated[str, InjectedToolArg] = ""
+                         ) -> tuple[str, list[Evidence]]:
         """Search the user's documents; returns short passages with their parent_id."""
         query = " ".join(str(query).split())[:500]
         if not query:
             return "Empty query: give some words to search for.", []
         wanted = max_hits * CANDIDATES_PER_HIT if per_section else max_hits
-        found = search_candidates(retriever, source, query, wanted, mode)
+        found = search_candidates(retriever, source, query, wanted, mode, scope)
         hits = at_most_per_section(found, max_hits, per_section)
         return render_hits(query, hits), [hit_evidence(h) for h in hits]
 

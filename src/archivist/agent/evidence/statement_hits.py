@@ -17,7 +17,7 @@ only that the statement is shown; the search's own hits keep their order after i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from archivist.filings.concepts import CONCEPTS, Concept, label_key, matching_row
 from archivist.filings.document import document_about
@@ -47,6 +47,9 @@ _NAMED = {
 _LOOSE = frozenset({"assets", "liabilities", "equity", "cash", "profit", "sales", "taxes",
                     "dividends", "depreciation"})
 _PASSAGE_CHARS = 1500
+_HEAD_LINES = 4  # the title and column headers printed above a statement's first row
+_ROWS = 8
+_TITLE_CHARS = 12  # a line as long as this that the caption starts with is its title
 
 
 def _alias_pattern(alias: str) -> re.Pattern[str]:
@@ -92,35 +95,56 @@ def statements_asked(question: str) -> dict[str, list[Concept]]:
     return asked
 
 
-def _section(table: StoredTable, concepts: list[Concept], parents: Sequence[Parent]
+def _section(table: StoredTable, labels: list[str], parents: Sequence[Parent]
              ) -> Parent | None:
-    """The parent that prints the table's row of the first asked line item, else its title."""
+    """The parent printing the first of ``labels`` (the asked rows), else the first row."""
     first = table.page_start
-    last = table.page_end if table.page_end is not None else first
     if first is None:
         return None
+    last = table.page_end if table.page_end is not None else first
     spanning = [p for p in parents if p.page_start is not None
                 and p.page_start <= last and (p.page_end or p.page_start) >= first]
-    labels = [label for label in (label_key(row) for row in table.row_labels) if label]
-    wanted = [labels[index] for concept in concepts
-              if (index := matching_row(concept, labels)) is not None]
-    for label in [*wanted, *labels[:1]]:
+    rows = [label for label in (label_key(row) for row in table.row_labels) if label]
+    for label in [*labels, *rows[:1]]:
         for parent in spanning:
             if label in label_key(parent.text):
                 return parent
     return spanning[0] if spanning else None
 
 
-def _passage(parent: Parent, table: StoredTable) -> str:
-    """The parent's text from the statement's title on (all of it when the title is not seen)."""
-    caption = label_key(table.caption)[:60]
-    start = label_key(parent.text).find(caption) if caption else -1
-    text = " ".join(parent.text.split())
-    return text[max(start, 0):][:_PASSAGE_CHARS]
+def _asked_rows(table: StoredTable, concepts: list[Concept]) -> list[str]:
+    """The labels (compared as ``label_key``) of the table's rows the concepts are printed on."""
+    labels = [label_key(row) for row in table.row_labels]
+    found = [labels[index] for concept in concepts
+             if (index := matching_row(concept, labels)) is not None]
+    return list(dict.fromkeys(found))
+
+
+def _passage(parent: Parent, table: StoredTable, asked: list[str]) -> str:
+    """What the hit shows: the statement's title and column headers, then the asked rows.
+
+    Lines are kept as printed, so each row is a unit under its header of years. With no
+    asked row printed in the section, the section from the statement's title on.
+    """
+    lines = [line.strip() for line in parent.text.splitlines() if line.strip()]
+    keys = [label_key(line.strip("*# ")) for line in lines]
+    caption = label_key(table.caption.strip("*# "))
+    start = next((n for n, key in enumerate(keys) if len(key) >= _TITLE_CHARS
+                  and (caption.startswith(key) or caption[:40] in key)), 0)
+    lines, keys = lines[start:], keys[start:]
+    rows = {label_key(row) for row in table.row_labels} - {""}
+    first_row = next((n for n, key in enumerate(keys) if any(key.startswith(r) for r in rows)),
+                     len(lines))
+    shown = [n for n, key in enumerate(keys) if any(key.startswith(a) for a in asked)]
+    if not shown:
+        return "\n".join(lines)[:_PASSAGE_CHARS]
+    head = lines[:min(first_row, _HEAD_LINES)]
+    return "\n".join([*head, *(lines[n] for n in shown[:_ROWS])])[:_PASSAGE_CHARS]
 
 
 def statement_hits(question: str, documents: Sequence[DocumentRecord],
-                   tables: Sequence[StoredTable], parents_of, score: float) -> list[SearchHit]:
+                   tables: Sequence[StoredTable],
+                   parents_of: Callable[[str], Sequence[Parent]], score: float) -> list[SearchHit]:
     """One hit per asked statement of each filing in ``documents`` (at most :data:`MAX_FILINGS`).
 
     ``tables`` are the documents' stored tables; ``parents_of(document_id)`` their
@@ -136,14 +160,15 @@ def statement_hits(question: str, documents: Sequence[DocumentRecord],
         found = [(own[kind], concepts) for kind, concepts in asked.items() if kind in own]
         parents = parents_of(document.document_id) if found else []
         for table, concepts in found:
-            parent = _section(table, concepts, parents)
+            asked_rows = _asked_rows(table, concepts)
+            parent = _section(table, asked_rows, parents)
             if parent is None:
                 continue
             hits.append(SearchHit(
                 child_id=f"{parent.parent_id}#{table.name}", parent_id=parent.parent_id,
                 document_id=document.document_id, document_name=document.name,
-                text=_passage(parent, table), heading_path=parent.heading_path,
+                text=_passage(parent, table, asked_rows), heading_path=parent.heading_path,
                 page_start=parent.page_start, page_end=parent.page_end, score=score,
                 document_title=document.title, sections=parent.sections,
-                document_about=document_about(document)))
+                document_about=document_about(document), statement=table.name))
     return hits[:MAX_SHOWN]

@@ -190,9 +190,9 @@ class Corrective:
         """One search, its passages screened against ``screen_as`` (the sub-question)."""
         index = state.index
         call_id = f"gather-{index}-{len(update['queries_run'])}"
-        message = self.search_tool.invoke(
-            ToolCall(name=SEARCH, args={"query": query}, id=call_id, type="tool_call")
-        )
+        message = self.search_tool.invoke(ToolCall(
+            name=SEARCH, args={"query": query, "scope": state.question}, id=call_id,
+            type="tool_call"))
         items = [for_sub_question(e, index) for e in message.artifact or []]
         emit_step(StepKind.SEARCH, query, results=len(items), sub_question=index)
         update["queries_run"].append(query)
@@ -345,9 +345,11 @@ class Corrective:
         parents = self.read_parents(state)
         evidence = [*state.evidence, *parents]
         # after a hop, units are chosen for both searches: the bridge's facts share few
-        # words with the question, so each section the hop found shows its best unit
+        # words with the question, so each section the hop found shows its best unit, as
+        # does each statement shown for the line items asked (its rows share few words too)
         wanted = f"{state.sub_question}\n{state.hop_query}".strip()
-        each_of = {*state.hop_sections, *offered_sections(state.sub_question, evidence)}
+        each_of = {*state.hop_sections, *offered_sections(state.sub_question, evidence),
+                   *(e["parent_id"] for e in evidence if e.get("statement"))}
         selection = select_units(wanted, evidence, self.embedder,
                                  budget_tokens=self.unit_tokens, each_of=each_of,
                                  floor=self.unit_floor)

@@ -24,6 +24,8 @@ class ResearchInput:
     route: str = ""  # "web" starts with web search; anything else, the documents
     depth: str = ""  # "single", "multi" or "document" (see question/depth.py)
     instructions: list[str] = field(default_factory=list)  # for the writer, never searched
+    #: the whole question (its instructions apart): a search keeps to the filings it names
+    question: str = ""
 
 
 @dataclass(kw_only=True)
@@ -43,6 +45,7 @@ class ResearchState:
     route: str = ""
     depth: str = ""
     instructions: list[str] = field(default_factory=list)
+    question: str = ""  # the whole question, whose filings every search keeps to
     messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
     notes: str = ""
     queries_run: Annotated[list[str], extend_or_reset] = field(default_factory=list)

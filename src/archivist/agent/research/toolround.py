@@ -80,7 +80,7 @@ class ToolRound:
                 emit_step(StepKind.REPEAT_SKIPPED, f"{name}: {arg}", sub_question=index)
             else:
                 done.add(_key(name, arg))
-                text, artifact = self._invoke(name, call, arg)
+                text, artifact = self._invoke(name, _scoped(call, state), arg)
                 for item in artifact:
                     item["sub_question"] = index
                 kind = StepKind.SEARCH if name == SEARCH else StepKind.READ_PARENT
@@ -120,3 +120,9 @@ class ToolRound:
             return f"{name} failed: {type(exc).__name__}: {exc}", []
         return message_text(message.content), list(message.artifact or [])
 
+
+def _scoped(call: ToolCall, state: ResearchState) -> ToolCall:
+    """A search call kept to the filings the whole question names (``search_documents``' scope)."""
+    if call["name"] != SEARCH or not state.question or not isinstance(call.get("args"), dict):
+        return call
+    return {**call, "args": {**call["args"], "scope": state.question}}
