@@ -9,9 +9,10 @@ and the prose that discusses the same items (MD&A, notes) outranks it.
 statement it names ("per the balance sheet"), a line item it names ("capital
 expenditure", "accounts payable"), or a standard metric whose formula reads line items
 ("current ratio": current assets and current liabilities). :func:`statement_hits` then
-gives, for a search already kept to one or two filings, the section of each such filing
-that prints the asked line item of each asked statement, as a hit. The rule guarantees
-only that the statement is shown; the search's own hits keep their order after it.
+gives, for a search already kept to a few filings (:data:`MAX_FILINGS`), the section of
+each that prints the asked line item of each asked statement, as a hit showing the
+statement's title, its header of periods and the asked rows. The rule guarantees only
+that the statement is shown; the search's own hits keep their order around it.
 """
 
 from __future__ import annotations
