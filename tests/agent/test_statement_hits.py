@@ -172,3 +172,12 @@ def test_a_search_in_a_filing_shows_its_statement_second(prose_filing: Applicati
     assert any("2021" in line and "2020" in line for line in lines[1:-1])
     assert lines[-1].startswith("Purchases of property and equipment")
     assert "Net income" not in shown.text
+
+
+def test_a_best_hit_on_the_statement_leaves_the_statement_first(prose_filing: Application
+                                                                ) -> None:
+    retriever = prose_filing.searcher.retriever()
+    question = "Per the cash flow statement, what were Brindlewood Mills' purchases of property?"
+    hits = search_candidates(retriever, retriever, question, 4)
+    assert hits[0].statement == "cash_flow_statement"
+    assert len({hit.parent_id for hit in hits}) == len(hits)  # no section shown twice

@@ -224,9 +224,10 @@ def _with_statements(source: DocumentSource | None, ids: list[str], query: str,
                      hits: list[SearchHit]) -> list[SearchHit]:
     """The hits with the statements the query asks for second (``statement_hits``).
 
-    The search's best hit stays first; a hit of a section a statement hit shows is dropped.
+    The search's best hit stays first, unless a statement hit shows its section (the
+    statements then come first); another hit of a section a statement hit shows is dropped.
     """
-    if not isinstance(source, TableSource) or source is None:
+    if not isinstance(source, TableSource):
         return hits
     documents = [d for d in source.documents() if d.document_id in ids]
     shown = statement_hits(query, documents, source.tables(set(ids)), source.parents_of,
@@ -237,7 +238,8 @@ def _with_statements(source: DocumentSource | None, ids: list[str], query: str,
               statements=len(shown))
     parents = {hit.parent_id for hit in shown}
     rest = [hit for hit in hits if hit.parent_id not in parents]
-    return [*rest[:1], *shown, *rest[1:]][: len(hits)]
+    lead = rest[:1] if hits[0].parent_id not in parents else []
+    return [*lead, *shown, *rest[len(lead):]][: len(hits)]
 
 
 def _statement_names(hits: list[SearchHit]) -> list[str]:
