@@ -52,7 +52,6 @@ class Evidence(TypedDict):
     document_about: NotRequired[str]  # what the document is: its title and filing
     sections: NotRequired[list[list[str]] | None]  # each section the text holds, in order
     score: NotRequired[float]  # the search score (hits only)
-    statement: NotRequired[str]  # the filing statement a hit shows (``statement_hits``)
 
 
 def graded_as(item: Evidence, grade: str) -> Evidence:

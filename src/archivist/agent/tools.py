@@ -26,7 +26,7 @@ from archivist.filings.scope import scope
 from archivist.index.retriever import DocumentSource, Retriever, TableSource
 from archivist.settings import Settings
 from archivist.settings.index import SearchMode
-from archivist.types import Parent, SearchHit, document_title
+from archivist.types import DocumentRecord, Parent, SearchHit, document_title
 from archivist.web import WebResult
 
 SEARCH = "search_documents"
@@ -108,8 +108,6 @@ def hit_evidence(hit: SearchHit, sub_question: int = 0) -> Evidence:
         score=hit.score,
         document_about=hit.document_about,
     )
-    if hit.statement:
-        item["statement"] = hit.statement
     return item
 
 
@@ -177,23 +175,27 @@ def render_kept(query: str, kept: list[Evidence], dropped: int) -> str:
     return f'{len(kept)} relevant passages for "{query}"{note}. {UNTRUSTED_NOTE}\n{blocks}'
 
 
-def scoped_documents(source: DocumentSource | None, query: str) -> tuple[list[str], str]:
+def scoped_documents(source: DocumentSource | None, query: str
+                     ) -> tuple[list[DocumentRecord], str]:
     """The documents a query is about, and how it names them; ``([], "")`` for none.
 
     One document named by its file name ("In report-2021.pdf, what ..."), else the filings
     whose own cover page names the company, ticker, form or fiscal period the query names
     (``filings.scope``): a question on one company's 2022 10-K draws from that filing.
     """
-    if source is None:
-        return [], ""
-    records = source.documents()
+    return _named_in(source.documents() if source is not None else [], query)
+
+
+def _named_in(records: list[DocumentRecord], query: str) -> tuple[list[DocumentRecord], str]:
+    """:func:`scoped_documents` over the catalog's ``records``, read once by the caller."""
     name = named_document(query, [d.name for d in records])
-    ids = [d.document_id for d in records if d.name == name]
-    if ids:
-        return ids, name or ""
-    ids = scope(query, records)
-    named = [d.name for d in records if d.document_id in ids]
-    return ids, ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    named = [d for d in records if d.name == name]
+    if named:
+        return named, name or ""
+    ids = set(scope(query, records))
+    named = [d for d in records if d.document_id in ids]
+    names = [d.name for d in named]
+    return named, ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def within_named_document(retriever: Retriever, source: DocumentSource | None, query: str,
@@ -206,21 +208,24 @@ def within_named_document(retriever: Retriever, source: DocumentSource | None, q
     it names some of those itself. ``[]`` when neither names any, or nothing in them
     matches: the caller then searches the whole collection.
     """
-    ids, name = scoped_documents(source, query)
+    records = source.documents() if source is not None else []
+    documents, name = _named_in(records, query)
     if scope and scope != query:
-        outer, outer_name = scoped_documents(source, scope)
-        if outer and not (ids and set(ids) <= set(outer)):
-            ids, name = outer, outer_name
-    if not ids:
+        outer, outer_name = _named_in(records, scope)
+        if outer and not (documents and {d.document_id for d in documents}
+                          <= {d.document_id for d in outer}):
+            documents, name = outer, outer_name
+    if not documents:
         return []
+    ids = [d.document_id for d in documents]
     hits = retriever.search(query, k=k, mode=mode, document_ids=ids)[:k]
     if hits:
         emit_step(StepKind.WITHIN_DOCUMENT, f"searched within {name}", document=name)
-        hits = _with_statements(source, ids, query, hits)
+        hits = _with_statements(source, documents, query, hits)
     return hits
 
 
-def _with_statements(source: DocumentSource | None, ids: list[str], query: str,
+def _with_statements(source: DocumentSource | None, documents: list[DocumentRecord], query: str,
                      hits: list[SearchHit]) -> list[SearchHit]:
     """The hits with the statements the query asks for second (``statement_hits``).
 
@@ -229,9 +234,8 @@ def _with_statements(source: DocumentSource | None, ids: list[str], query: str,
     """
     if not isinstance(source, TableSource):
         return hits
-    documents = [d for d in source.documents() if d.document_id in ids]
-    shown = statement_hits(query, documents, source.tables(set(ids)), source.parents_of,
-                           hits[0].score)
+    shown = statement_hits(query, documents, source.tables({d.document_id for d in documents}),
+                           source.parents_of, hits[0].score)
     if not shown:
         return hits
     emit_step(StepKind.STATEMENTS, f"shown the {', '.join(_statement_names(shown))}",

@@ -10,8 +10,8 @@ statement it names ("per the balance sheet"), a line item it names ("capital
 expenditure", "accounts payable"), or a standard metric whose formula reads line items
 ("current ratio": current assets and current liabilities). :func:`statement_hits` then
 gives, for a search already kept to a few filings (:data:`MAX_FILINGS`), the section of
-each that prints the asked line item of each asked statement, as a hit showing the
-statement's title, its header of periods and the asked rows. The rule guarantees only
+each that prints the asked line item of each asked statement, as a hit showing that
+section from the statement's title on (:data:`_PASSAGE_CHARS`). The rule guarantees only
 that the statement is shown; the search's own hits keep their order around it.
 """
 
@@ -48,8 +48,6 @@ _NAMED = {
 _LOOSE = frozenset({"assets", "liabilities", "equity", "cash", "profit", "sales", "taxes",
                     "dividends", "depreciation"})
 _PASSAGE_CHARS = 1500
-_HEAD_LINES = 4  # the title and column headers printed above a statement's first row
-_ROWS = 8
 _TITLE_CHARS = 12  # a line as long as this that the caption starts with is its title
 
 
@@ -121,26 +119,18 @@ def _asked_rows(table: StoredTable, concepts: list[Concept]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _passage(parent: Parent, table: StoredTable, asked: list[str]) -> str:
-    """What the hit shows: the statement's title and column headers, then the asked rows.
+def _passage(parent: Parent, table: StoredTable) -> str:
+    """What the hit shows: the section from the statement's title on, as printed.
 
-    Lines are kept as printed, so each row is a unit under its header of years. With no
-    asked row printed in the section, the section from the statement's title on.
+    The title line is the first line (of :data:`_TITLE_CHARS` or more) the table's caption
+    starts with; the whole section when none is.
     """
     lines = [line.strip() for line in parent.text.splitlines() if line.strip()]
     keys = [label_key(line.strip("*# ")) for line in lines]
     caption = label_key(table.caption.strip("*# "))
     start = next((n for n, key in enumerate(keys) if len(key) >= _TITLE_CHARS
                   and (caption.startswith(key) or caption[:40] in key)), 0)
-    lines, keys = lines[start:], keys[start:]
-    rows = {label_key(row) for row in table.row_labels} - {""}
-    first_row = next((n for n, key in enumerate(keys) if any(key.startswith(r) for r in rows)),
-                     len(lines))
-    shown = [n for n, key in enumerate(keys) if any(key.startswith(a) for a in asked)]
-    if not shown:
-        return "\n".join(lines)[:_PASSAGE_CHARS]
-    head = lines[:min(first_row, _HEAD_LINES)]
-    return "\n".join([*head, *(lines[n] for n in shown[:_ROWS])])[:_PASSAGE_CHARS]
+    return "\n".join(lines[start:])[:_PASSAGE_CHARS]
 
 
 def statement_hits(question: str, documents: Sequence[DocumentRecord],
@@ -168,7 +158,7 @@ def statement_hits(question: str, documents: Sequence[DocumentRecord],
             hits.append(SearchHit(
                 child_id=f"{parent.parent_id}#{table.name}", parent_id=parent.parent_id,
                 document_id=document.document_id, document_name=document.name,
-                text=_passage(parent, table, asked_rows), heading_path=parent.heading_path,
+                text=_passage(parent, table), heading_path=parent.heading_path,
                 page_start=parent.page_start, page_end=parent.page_end, score=score,
                 document_title=document.title, sections=parent.sections,
                 document_about=document_about(document), statement=table.name))

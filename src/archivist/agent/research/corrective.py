@@ -345,11 +345,9 @@ class Corrective:
         parents = self.read_parents(state)
         evidence = [*state.evidence, *parents]
         # after a hop, units are chosen for both searches: the bridge's facts share few
-        # words with the question, so each section the hop found shows its best unit, as
-        # does each statement shown for the line items asked (its rows share few words too)
+        # words with the question, so each section the hop found shows its best unit
         wanted = f"{state.sub_question}\n{state.hop_query}".strip()
-        each_of = {*state.hop_sections, *offered_sections(state.sub_question, evidence),
-                   *(e["parent_id"] for e in evidence if e.get("statement"))}
+        each_of = {*state.hop_sections, *offered_sections(state.sub_question, evidence)}
         selection = select_units(wanted, evidence, self.embedder,
                                  budget_tokens=self.unit_tokens, each_of=each_of,
                                  floor=self.unit_floor)

@@ -205,14 +205,15 @@ class MetricPath:
         (names compared without legal form or case) are not chosen between.
         """
         assert self.tables is not None and self.catalog is not None
-        ids, _ = scoped_documents(self.catalog, question)
+        named, _ = scoped_documents(self.catalog, question)
+        ids = {d.document_id for d in named}
         if not ids:
             return None, "the question names no filing"
         stored: dict[str, list[StoredTable]] = {}
-        for table in self.tables.tables(set(ids)):
+        for table in self.tables.tables(ids):
             if table.name in STATEMENTS:
                 stored.setdefault(table.document_id, []).append(table)
-        records = [r for r in self.catalog.documents() if r.document_id in stored]
+        records = [r for r in named if r.document_id in stored]
         if not records:
             return None, "no financial statements are stored for the filing named"
         for keep in (lambda r: year is not None and r.fiscal_year == year,

@@ -226,7 +226,7 @@ class TablePath:
         assert self.source is not None
         scoped, _ = scoped_documents(self.retriever if isinstance(self.retriever, DocumentSource)
                                      else None, question)
-        tables = self.source.tables(set(scoped) if scoped else None)  # the filing named
+        tables = self.source.tables({d.document_id for d in scoped} if scoped else None)
         chosen = relevant_tables(question, tables, evidence)
         if not chosen:
             emit_step(StepKind.TABLE_FALLBACK, "no stored table matches the question",
