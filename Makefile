@@ -58,7 +58,7 @@ install-browser:
 	fi
 
 test: install-all
-	HF_HUB_OFFLINE=1 $(BIN)/pytest -q
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -q --durations=15
 
 # The unit tier: pure and fast (no model, no index, no server), well under a minute.
 test-fast: install
