@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from archivist.agent.state import QuestionAnalysis
+from archivist.agent.state import QuestionAnalysis, RelevanceGrades
 from archivist.agent.tools import search_candidates
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
@@ -81,3 +81,25 @@ def test_a_search_keeps_to_its_questions_filings_unless_it_names_one_of_them(
     both = "Compare Quillfeather Instruments and Harborline Foods on revenue."
     assert searched("What were net revenues?", both) == {"1.pdf", "2.pdf"}
     assert searched("What were Quillfeather's net revenues?", both) == {"1.pdf"}
+
+
+def test_a_next_hop_is_bound_only_by_the_filings_its_own_query_names(
+        make_service, filings: Application) -> None:
+    """The question's search keeps to its filing; the hop the grader proposes does not."""
+    hop = "net revenues for the quarter"
+    graded: list[int] = []
+
+    def grade(_m: list[BaseMessage], info: CallInfo) -> RelevanceGrades | None:
+        if info.schema is not RelevanceGrades:
+            return None
+        graded.append(info.index)
+        return RelevanceGrades(relevant=["P1"], next_query=hop if len(graded) == 1 else "")
+
+    events = run(make_service(ScriptedChatModel(rules=[grade]), library=filings,
+                              table_queries=False, strategy="pipeline"),
+                 "What were Harborline Foods' operating expenses for the quarter?")
+    assert [s["detail"] for s in steps(events, "next_hop")] == [hop]
+    assert [s["document"] for s in steps(events, "within_document")] == ["2.pdf"]
+    searched = [s["detail"] for s in steps(events, "search")]
+    assert searched[:2] == ["What were Harborline Foods' operating expenses for the quarter?",
+                            hop]

@@ -186,13 +186,19 @@ class Corrective:
         update["rejected"] += screened.rejected_keys
 
     def _documents(self, query: str, state: ResearchState, update: dict[str, Any], *,
-                   screen_as: str = "", named_only: bool = False) -> Screened:
-        """One search, its passages screened against ``screen_as`` (the sub-question)."""
+                   screen_as: str = "", named_only: bool = False, hop: bool = False
+                   ) -> Screened:
+        """One search, its passages screened against ``screen_as`` (the sub-question).
+
+        The search keeps to the documents the whole question names (the tool's ``scope``),
+        except a hop's: it looks for the bridge the first passages named, which may be
+        printed elsewhere, so only the documents its own query names bound it.
+        """
         index = state.index
         call_id = f"gather-{index}-{len(update['queries_run'])}"
         message = self.search_tool.invoke(ToolCall(
-            name=SEARCH, args={"query": query, "scope": state.question}, id=call_id,
-            type="tool_call"))
+            name=SEARCH, args={"query": query, "scope": "" if hop else state.question},
+            id=call_id, type="tool_call"))
         items = [for_sub_question(e, index) for e in message.artifact or []]
         emit_step(StepKind.SEARCH, query, results=len(items), sub_question=index)
         update["queries_run"].append(query)
@@ -254,7 +260,7 @@ class Corrective:
             hop = first.next_query
             if hop and not restates(hop, question, update["queries_run"]):
                 emit_step(StepKind.NEXT_HOP, hop, original=question, sub_question=index)
-                self._documents(hop, state, update)
+                self._documents(hop, state, update, hop=True)
             return update
         rewrite = first.rewritten_query or keyword_query(question)
         if rewrite and rewrite.lower() not in {q.lower() for q in update["queries_run"]}:
@@ -288,7 +294,8 @@ class Corrective:
         if not named_only:
             emit_step(StepKind.NEXT_HOP, query, original=state.sub_question, reason=reason,
                       sub_question=state.index)
-        found = self._documents(query, state, update, screen_as=query, named_only=named_only).new
+        found = self._documents(query, state, update, screen_as=query, named_only=named_only,
+                               hop=True).new
         if named_only and found:
             emit_step(StepKind.NEXT_HOP, query, original=state.sub_question, reason=reason,
                       sub_question=state.index,
