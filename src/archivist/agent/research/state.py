@@ -45,7 +45,9 @@ class ResearchState:
     route: str = ""
     depth: str = ""
     instructions: list[str] = field(default_factory=list)
-    question: str = ""  # the whole question, whose filings every search keeps to
+    #: the whole question, whose filings its searches keep to (a hop's do not, see
+    #: ``Corrective._documents``)
+    question: str = ""
     messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
     notes: str = ""
     queries_run: Annotated[list[str], extend_or_reset] = field(default_factory=list)
