@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from archivist.agent.service import AgentService
+from archivist.agent.state import RelevanceGrades
 from archivist.application import Application
 from archivist.events import Event
 from archivist.index.embeddings import SentenceTransformerEmbedder
@@ -70,6 +71,19 @@ def verifier_says(word: str, asked: list[str]):
             return None
         asked.append(text.split("<statement>\n", 1)[1].split("\n</statement>", 1)[0])
         return word
+
+    return rule
+
+
+def grader_with_hop(hop: str):
+    """A grader that keeps the first passage and proposes ``hop`` as the next search, once."""
+    graded: list[int] = []
+
+    def rule(messages: list[Any], info: Any) -> RelevanceGrades | None:
+        if info.schema is not RelevanceGrades:
+            return None
+        graded.append(info.index)
+        return RelevanceGrades(relevant=["P1"], next_query=hop if len(graded) == 1 else "")
 
     return rule
 

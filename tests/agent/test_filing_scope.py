@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from archivist.agent.state import QuestionAnalysis, RelevanceGrades
+from archivist.agent.state import QuestionAnalysis
 from archivist.agent.tools import search_candidates
 from archivist.application import Application
 from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
 from archivist.testing import CallInfo, ScriptedChatModel
 
-from .helpers import done, run, steps
+from .helpers import done, grader_with_hop, run, steps
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "filings"))
 from fake_filings import harbor_10q, widget_10k  # noqa: E402
@@ -87,15 +87,7 @@ def test_a_next_hop_is_bound_only_by_the_filings_its_own_query_names(
         make_service, filings: Application) -> None:
     """The question's search keeps to its filing; the hop the grader proposes does not."""
     hop = "net revenues for the quarter"
-    graded: list[int] = []
-
-    def grade(_m: list[BaseMessage], info: CallInfo) -> RelevanceGrades | None:
-        if info.schema is not RelevanceGrades:
-            return None
-        graded.append(info.index)
-        return RelevanceGrades(relevant=["P1"], next_query=hop if len(graded) == 1 else "")
-
-    events = run(make_service(ScriptedChatModel(rules=[grade]), library=filings,
+    events = run(make_service(ScriptedChatModel(rules=[grader_with_hop(hop)]), library=filings,
                               table_queries=False, strategy="pipeline"),
                  "What were Harborline Foods' operating expenses for the quarter?")
     assert [s["detail"] for s in steps(events, "next_hop")] == [hop]

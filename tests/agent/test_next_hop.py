@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage
-from tests.agent.helpers import done, run, steps
+from tests.agent.helpers import done, grader_with_hop, run, steps
 
-from archivist.agent.state import RelevanceGrades
-from archivist.testing import CallInfo, ScriptedChatModel
+from archivist.testing import ScriptedChatModel
 
 HOP = "pg_upgradecluster major version backup"
-
-
-def grader_with_hop(hop: str):
-    graded: list[int] = []
-
-    def rule(messages: list[BaseMessage], info: CallInfo) -> RelevanceGrades | None:
-        if info.schema is not RelevanceGrades:
-            return None
-        graded.append(info.index)
-        return RelevanceGrades(relevant=["P1"], next_query=hop if len(graded) == 1 else "")
-
-    return rule
 
 
 def test_the_next_hop_the_grader_proposes_is_searched_in_both_strategies(make_service) -> None:
