@@ -16,7 +16,7 @@ from archivist.index.embeddings import SentenceTransformerEmbedder
 from archivist.settings import Settings
 from archivist.testing import CallInfo, ScriptedChatModel
 
-from .helpers import done, grader_with_hop, run, steps
+from .helpers import done, grader_with_hop, run, steps, unit_number
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "filings"))
 from fake_filings import harbor_10q, widget_10k  # noqa: E402
@@ -95,3 +95,20 @@ def test_a_next_hop_is_bound_only_by_the_filings_its_own_query_names(
     searched = [s["detail"] for s in steps(events, "search")]
     assert searched[:2] == ["What were Harborline Foods' operating expenses for the quarter?",
                             hop]
+
+
+def test_a_claim_searched_for_support_keeps_to_the_questions_filing(
+        make_service, filings: Application) -> None:
+    """A figure its passage lacks is looked for in the filing the question names only."""
+    def writes_a_figure_its_unit_lacks(messages: list[BaseMessage], info: CallInfo) -> str | None:
+        n = None if info.schema or info.tools else unit_number(messages, "Net revenues")
+        return None if n is None else f"Total assets were 4,150 [{n}]."
+
+    events = run(make_service(ScriptedChatModel(rules=[writes_a_figure_its_unit_lacks]),
+                              library=filings, table_queries=False, strategy="pipeline"),
+                 "What were Harborline Foods' net revenues for the quarter?")
+    searched = [s for s in steps(events, "search") if "claim names" in s.get("reason", "")]
+    assert [s["detail"] for s in searched] == ["Total assets were 4,150."]
+    assert [s["document"] for s in steps(events, "within_document")] == ["2.pdf", "2.pdf"]
+    (sources,) = [e.data for e in events if e.type == "sources"]
+    assert {s["document_name"] for s in sources["sources"]} <= {"2.pdf"}
