@@ -215,7 +215,7 @@ class Corrective:
         """One search for ``query``, its passages ungraded (a claim searched for support).
 
         Like the question's own searches it keeps to the documents ``scope`` (the whole
-        question) names, unless ``query`` names one of them.
+        question) names, or to those of them ``query`` names itself.
         """
         message = self.search_tool.invoke(ToolCall(
             name=SEARCH, args={"query": query, "scope": scope}, id=f"support-{index}",
