@@ -159,6 +159,21 @@ def test_replies_are_capped_and_reuse_the_prompt_cache_by_default(tmp_path: Path
     assert request["max_tokens"] == DEFAULT_REPLY_TOKENS and request["cache_prompt"] is True
 
 
+def test_the_prompt_cache_can_be_turned_off_for_reproducible_replies(tmp_path: Path) -> None:
+    """Off, no request reuses a slot's prefix: the same prompt gets the same reply."""
+    from archivist.llm.providers import make_chat_model
+    from archivist.settings import Settings
+
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(60))
+    built = make_chat_model(Settings(data_dir=tmp_path / "lib", llm={
+        "model": f"local:{gguf}", "local_prompt_cache": False}))
+    assert isinstance(built, LocalChatModel) and built.prompt_cache is False
+    stand_in = StandIn(_reply({"role": "assistant", "content": "ok"}))
+    _model(stand_in, prompt_cache=False).invoke("hi")
+    assert stand_in.requests[0]["cache_prompt"] is False
+
+
 def test_the_timeout_setting_reaches_every_call() -> None:
     stand_in = StandIn(_reply({"role": "assistant", "content": "ok"}),
                        chunks=[{"choices": [{"index": 0, "delta": {"content": "ok"}}]}])

@@ -51,6 +51,8 @@ class LocalChatModel(BaseChatModel):
     parallel: int = 2
     threads: int | None = None
     seed: int = 42
+    #: Reuse the slot's matching prompt prefix (``local_prompt_cache``).
+    prompt_cache: bool = True
     #: Seconds a call may take (``local_timeout_s``); None: sized from the measured speed.
     timeout_s: float | None = None
     #: Loads the server (tests may inject a stand-in); not part of the model's identity.
@@ -81,7 +83,7 @@ class LocalChatModel(BaseChatModel):
             "temperature": self.temperature,
             "seed": self.seed,
             "max_tokens": self.max_tokens,
-            "cache_prompt": True,  # reuse the slot's matching prompt prefix (the system prompt)
+            "cache_prompt": self.prompt_cache,
         }
         if stop:
             request["stop"] = stop

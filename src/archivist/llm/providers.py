@@ -174,7 +174,7 @@ def _build_local(settings: Settings, model: str) -> BaseChatModel:
         temperature=settings.llm.temperature,
         max_tokens=_max_tokens(settings) or DEFAULT_REPLY_TOKENS,
         context_per_slot=settings.llm.local_context,
-        parallel=settings.llm.local_parallel,
+        parallel=settings.llm.local_parallel, prompt_cache=settings.llm.local_prompt_cache,
         threads=settings.llm.local_threads,
         timeout_s=settings.llm.local_timeout_s,
     )

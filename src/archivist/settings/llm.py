@@ -45,6 +45,12 @@ class LLMSettings(BaseModel):
     local_threads: int | None = Field(
         default=None, ge=1, description="CPU threads of the local model (default: all cores)."
     )
+    local_prompt_cache: bool = Field(
+        default=True,
+        description="Reuse the prompt prefix a slot already holds (faster). llama.cpp's "
+        "replies may then differ with what the slot held before; off, they do not, for "
+        "benchmarks that compare systems item by item.",
+    )
     local_timeout_s: float | None = Field(
         default=None, gt=0,
         description="Seconds a local model call may take before it fails like any LLM failure "
