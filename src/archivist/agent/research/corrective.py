@@ -211,15 +211,16 @@ class Corrective:
         self._record(update, SEARCH, query, text, screened, call_id)
         return screened
 
-    def find(self, query: str, index: int, scope: str = "") -> list[Evidence]:
+    def find(self, query: str, state: ResearchState) -> list[Evidence]:
         """One search for ``query``, its passages ungraded (a claim searched for support).
 
-        Like the question's own searches it keeps to the documents ``scope`` (the whole
-        question) names, or to those of them ``query`` names itself.
+        Like the question's own searches it keeps to the documents the whole question
+        names, or to those of them ``query`` names itself.
         """
+        index = state.index
         message = self.search_tool.invoke(ToolCall(
-            name=SEARCH, args={"query": query, "scope": scope}, id=f"support-{index}",
-            type="tool_call"))
+            name=SEARCH, args={"query": query, "scope": state.question},
+            id=f"support-{index}", type="tool_call"))
         items = [for_sub_question(e, index) for e in message.artifact or []]
         emit_step(StepKind.SEARCH, query, results=len(items), sub_question=index,
                   reason="a claim names what its passages do not: searching for it")

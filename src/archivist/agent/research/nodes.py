@@ -15,6 +15,7 @@ sub-answer back.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -45,7 +46,7 @@ from archivist.agent.research.state import ResearchState
 from archivist.agent.research.support import search_support
 from archivist.agent.research.tables import TablePath
 from archivist.agent.research.toolround import ToolRound
-from archivist.agent.state import Evidence, SubAnswer
+from archivist.agent.state import SubAnswer
 from archivist.agent.steps import StepKind, emit_step, message_text, timed
 from archivist.agent.strategy import StrategyChoice, choose_strategy
 from archivist.agent.tools import READ_PARENT, SEARCH, agent_search_mode, evidence_block, make_tools
@@ -266,10 +267,8 @@ class ResearchNodes:
             answer = without_markup(self.second_look(state, answer)) or answer
         units = list(state.units)
         if units and not state.web_only and not prompts.abstains(answer):
-            def find(query: str) -> list[Evidence]:
-                return self.corrective.find(query, state.index, scope=state.question)
-
-            answer, backing = search_support(question, answer, units, find,
+            answer, backing = search_support(question, answer, units,
+                                           partial(self.corrective.find, state=state),
                                            self.corrective.embedder)
             if backing:
                 emit_step(StepKind.CLAIMS, f"{len(backing)} passages found for sentences that "
